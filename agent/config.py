@@ -1,0 +1,49 @@
+"""Where the agent's defaults come from: flags first, then ``TPUWATCH_*`` variables, then these."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from pathlib import Path
+
+# Variables the sidecar sets for its child so that the child's data lands on the sidecar's job.
+ENV_SIDECAR = "TPUWATCH_SIDECAR"
+ENV_RUN_ID = "TPUWATCH_RUN_ID"
+ENV_JOB = "TPUWATCH_JOB"
+ENV_HOST_INDEX = "TPUWATCH_HOST_INDEX"
+ENV_SPOOL_DIR = "TPUWATCH_SPOOL_DIR"
+ENV_SERVER = "TPUWATCH_SERVER"
+ENV_TOKEN = "TPUWATCH_TOKEN"
+
+
+def default_spool_dir() -> Path:
+    """``TPUWATCH_SPOOL_DIR``, else the user's cache directory (XDG on Linux)."""
+    env = os.environ.get(ENV_SPOOL_DIR)
+    if env:
+        return Path(env)
+    if sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "tpuwatch" / "spool"
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return value if value else default
+
+
+def env_int(name: str, default: int | None = None) -> int | None:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        print(f"tpuwatch: ignoring {name}={value!r}: not a whole number", file=sys.stderr)
+        return default
+
+
+def hostname() -> str:
+    return socket.gethostname()

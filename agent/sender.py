@@ -1,0 +1,171 @@
+"""Delivers spooled batches to the server, at least once and in order.
+
+Network errors and 5xx are retried with jittered exponential backoff; 429 waits as long as
+``Retry-After`` says; 413 splits the batch in two; any other 4xx is reported once and the batch is
+set aside (retrying cannot help). A batch is acknowledged in the spool only once the server stored it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent import log
+from agent.spool import Spool
+from agent.transport import HttpTransport, TransportError
+
+
+@dataclass
+class Stats:
+    sent_batches: int = 0
+    sent_events: int = 0
+    duplicates: int = 0
+    rejected_batches: int = 0
+    split_batches: int = 0
+    truncated_bytes: int = 0
+    spool_dropped_events: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class Backoff:
+    """Full-jitter exponential backoff (AWS architecture blog), capped."""
+
+    def __init__(self, base: float = 0.5, cap: float = 30.0) -> None:
+        self.base, self.cap, self.attempt = base, cap, 0
+
+    def next_delay(self) -> float:
+        delay = random.uniform(0, min(self.cap, self.base * (2**self.attempt)))
+        self.attempt += 1
+        return delay
+
+    def reset(self) -> None:
+        self.attempt = 0
+
+
+class _Retry(Exception):
+    def __init__(self, delay: float | None, reason: str) -> None:
+        super().__init__(reason)
+        self.delay = delay
+
+
+class Sender:
+    """Sends what a spool folder holds through one transport."""
+
+    def __init__(self, spool: Spool, transport: HttpTransport, max_spool_bytes: int = 1 << 30):
+        self.spool = spool
+        self.transport = transport
+        self.max_spool_bytes = max_spool_bytes
+        self.stats = Stats()
+        self.backoff = Backoff()
+
+    def deliver(self, deadline: float | None = None) -> bool:
+        """Send every closed segment. True when the spool is drained, False if it must wait.
+
+        On a retryable failure this sleeps the backoff (bounded by ``deadline``) and returns False.
+        """
+        recovery = self.spool.recover_abandoned()
+        self.stats.truncated_bytes += recovery.truncated_bytes
+        if recovery.truncated_bytes:
+            log.warn(f"spool: cut {recovery.truncated_bytes} bytes of a torn tail in {self.spool.directory}")
+        self.stats.spool_dropped_events += self.spool.enforce_limit(self.max_spool_bytes)
+        try:
+            for segment, record in self.spool.pending():
+                if deadline is not None and time.monotonic() > deadline:
+                    return False
+                self._send_payload(record.payload, record.events)
+                self.spool.set_acked(segment, record.end)
+            for segment in self.spool.ready():
+                if self.spool.acked(segment) >= segment.stat().st_size:
+                    self.spool.remove(segment)
+        except _Retry as retry:
+            delay = retry.delay if retry.delay is not None else self.backoff.next_delay()
+            if deadline is not None:
+                delay = min(delay, max(0.0, deadline - time.monotonic()))
+            log.warn_once("send", f"cannot deliver to {self.transport.server} yet ({retry}); "
+                          "data stays in the spool and will be retried")
+            time.sleep(delay)
+            return False
+        except FileNotFoundError:
+            return False  # another sender took the segment; look again
+        self.backoff.reset()
+        return True
+
+    def _send_payload(self, payload: bytes, events: int) -> None:
+        try:
+            reply = self.transport.send(payload)
+        except TransportError as exc:
+            raise _Retry(None, str(exc)) from exc
+        if reply.ok:
+            self.stats.sent_batches += 1
+            self.stats.sent_events += events
+            if reply.status == 200 and "duplicate" in reply.message:
+                self.stats.duplicates += 1
+            return
+        if reply.status == 429:
+            raise _Retry(reply.retry_after, "server asked to slow down (429)")
+        if reply.status >= 500:
+            raise _Retry(None, f"server error {reply.status}")
+        if reply.status == 413:
+            halves = split_batch(payload)
+            if halves:
+                self.stats.split_batches += 1
+                for half, n in halves:
+                    self._send_payload(half, n)
+                return
+        # Any other 4xx: the batch itself is unacceptable; retrying cannot help.
+        self.stats.rejected_batches += 1
+        msg = f"server refused a batch ({reply.status}): {reply.message}"
+        self.stats.errors.append(msg)
+        log.warn(msg)
+
+
+def split_batch(payload: bytes) -> list[tuple[bytes, int]] | None:
+    """Split a batch's events into two batches that keep the sequence number and differ in ``part``."""
+    batch = json.loads(payload)
+    items = [(k, x) for k in ("steps", "events", "metrics") for x in batch.get(k) or ()]
+    if len(items) < 2:
+        return None
+    mid = len(items) // 2
+    out = []
+    for suffix, chunk in (("0", items[:mid]), ("1", items[mid:])):
+        half = {k: v for k, v in batch.items() if k not in ("steps", "events", "metrics")}
+        half["part"] = batch.get("part", "") + suffix
+        for key in ("steps", "events", "metrics"):
+            half[key] = [x for k, x in chunk if k == key]
+        out.append((json.dumps(half, separators=(",", ":")).encode(), len(chunk)))
+    return out
+
+
+class SenderThread(threading.Thread):
+    """Runs a Sender until stopped; ``drain(timeout)`` tries to empty the spool before it stops."""
+
+    def __init__(self, sender: Sender, poll_interval: float = 0.2) -> None:
+        super().__init__(name="tpuwatch-sender", daemon=True)
+        self.sender = sender
+        self.poll_interval = poll_interval
+        self._stop_at: float | None = None
+        self._wake = threading.Event()
+
+    def run(self) -> None:
+        while True:
+            stop_at = self._stop_at
+            try:
+                drained = self.sender.deliver(deadline=stop_at)
+            except Exception as exc:  # never let the sender die silently
+                log.warn(f"sender: {type(exc).__name__}: {exc}")
+                drained = False
+                time.sleep(self.poll_interval)
+            if stop_at is not None and (drained or time.monotonic() >= stop_at):
+                return
+            self._wake.wait(self.poll_interval)
+            self._wake.clear()
+
+    def drain(self, timeout: float) -> None:
+        self._stop_at = time.monotonic() + timeout
+        self._wake.set()
+        self.join(timeout + 1.0)
+        self.sender.transport.close()

@@ -1,0 +1,91 @@
+"""HTTP transport to the tpuwatch server: one kept-alive connection, short timeouts."""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import json
+import urllib.parse
+from dataclasses import dataclass
+
+INGEST_PATH = "/api/v1/ingest"
+GZIP_ABOVE = 16 * 1024  # smaller bodies are not worth the CPU
+
+
+@dataclass
+class Reply:
+    status: int
+    retry_after: float | None = None
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+class TransportError(Exception):
+    """The server could not be reached or did not answer in time (worth retrying)."""
+
+
+class HttpTransport:
+    """Sends ingest batches with a bearer token; ``timeout`` bounds every connect and read."""
+
+    def __init__(self, server: str, token: str | None, timeout: float = 10.0) -> None:
+        url = urllib.parse.urlsplit(server if "://" in server else f"http://{server}")
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ValueError(f"server must be an http(s) URL, got {server!r}")
+        self.server = server
+        self._scheme = url.scheme
+        self._host = url.hostname
+        self._port = url.port
+        self._prefix = url.path.rstrip("/")
+        self._token = token
+        self.timeout = timeout
+        self._conn: http.client.HTTPConnection | None = None
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self._conn is None:
+            cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+            self._conn = cls(self._host, self._port, timeout=self.timeout)
+        return self._conn
+
+    def send(self, body: bytes) -> Reply:
+        headers = {"Content-Type": "application/json"}
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"
+        if len(body) > GZIP_ABOVE:
+            body = gzip.compress(body, compresslevel=1)
+            headers["Content-Encoding"] = "gzip"
+        try:
+            conn = self._connection()
+            conn.request("POST", self._prefix + INGEST_PATH, body=body, headers=headers)
+            resp = conn.getresponse()
+            data = resp.read()
+        except (OSError, http.client.HTTPException) as exc:
+            self.close()
+            raise TransportError(f"{type(exc).__name__}: {exc}") from exc
+        if resp.getheader("Connection", "").lower() == "close":
+            self.close()
+        return Reply(resp.status, _retry_after(resp.getheader("Retry-After")), _detail(data))
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # an HTTP date: rare from our server; fall back to backoff
+
+
+def _detail(data: bytes) -> str:
+    try:
+        detail = json.loads(data).get("detail", "")
+    except (ValueError, AttributeError):
+        return data[:200].decode("utf-8", "replace")
+    return detail if isinstance(detail, str) else json.dumps(detail)[:500]

@@ -1,0 +1,45 @@
+"""Alembic environment: the URL comes from the caller or from tpuwatch's settings."""
+
+from alembic import context
+from sqlalchemy import pool
+
+from app import models
+from app.db import make_engine
+
+config = context.config
+target_metadata = models.Base.metadata
+
+
+def _url() -> str:
+    url = config.get_main_option("sqlalchemy.url")
+    if url:
+        return url
+    from app.settings import Settings
+
+    return Settings().database_url
+
+
+def run_offline() -> None:
+    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_online() -> None:
+    engine = make_engine(_url())
+    with engine.connect() as connection:
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            render_as_batch=connection.dialect.name == "sqlite",
+            compare_type=True,
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+    engine.dispose()
+
+
+if context.is_offline_mode():
+    run_offline()
+else:
+    run_online()
