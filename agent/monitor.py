@@ -145,8 +145,11 @@ class Monitor:
                 self._sender_thread = SenderThread(sender)
                 self._sender_thread.start()
             else:
-                log.warn_once("no-server", f"no server set (TPUWATCH_SERVER); recording to "
-                              f"{self.spool_dir} for a later `tpuwatch agent sync`")
+                log.warn_once(
+                    "no-server",
+                    f"no server set (TPUWATCH_SERVER); recording to "
+                    f"{self.spool_dir} for a later `tpuwatch agent sync`",
+                )
 
     # -- the hot path -------------------------------------------------------------------------
 
@@ -173,7 +176,10 @@ class Monitor:
             yield item
 
     def record_step(
-        self, duration: float, step: int | None = None, input_wait: float | None = None,
+        self,
+        duration: float,
+        step: int | None = None,
+        input_wait: float | None = None,
         end: float | None = None,
     ) -> None:
         """Record a step measured elsewhere (framework callbacks). ``end`` is a perf_counter time."""

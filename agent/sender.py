@@ -12,7 +12,6 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from agent import log
 from agent.spool import Spool
@@ -85,8 +84,11 @@ class Sender:
             delay = retry.delay if retry.delay is not None else self.backoff.next_delay()
             if deadline is not None:
                 delay = min(delay, max(0.0, deadline - time.monotonic()))
-            log.warn_once("send", f"cannot deliver to {self.transport.server} yet ({retry}); "
-                          "data stays in the spool and will be retried")
+            log.warn_once(
+                "send",
+                f"cannot deliver to {self.transport.server} yet ({retry}); "
+                "data stays in the spool and will be retried",
+            )
             time.sleep(delay)
             return False
         except FileNotFoundError:

@@ -66,3 +66,15 @@ def upgrade(url: str, revision: str = "heads") -> None:
     from alembic import command
 
     command.upgrade(alembic_config(url), revision)
+
+
+def insert_ignore(session: Session, table, values, conflict_cols: list[str]) -> int:
+    """INSERT ... ON CONFLICT DO NOTHING on SQLite and PostgreSQL; returns rows inserted."""
+    if session.bind.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    stmt = insert(table).values(values).on_conflict_do_nothing(index_elements=conflict_cols)
+    # RETURNING, not rowcount: psycopg reports -1 for a conflicting INSERT through SQLAlchemy.
+    stmt = stmt.returning(*[table.c[c] for c in conflict_cols[:1]])
+    return len(session.execute(stmt).all())

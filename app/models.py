@@ -163,7 +163,7 @@ class Metric(Base):
     chip: Mapped[int | None] = mapped_column(Integer, nullable=True)
     name: Mapped[str] = mapped_column(String(100))
     ts: Mapped[float] = mapped_column(Float)
-    value: Mapped[float] = mapped_column(Float)
+    value: Mapped[float | None] = mapped_column(Float, nullable=True)  # NaN is stored as NULL
 
 
 class IngestBatch(Base):

@@ -157,7 +157,7 @@ def upgrade() -> None:
         sa.Column("chip", sa.Integer(), nullable=True),
         sa.Column("name", sa.String(length=100), nullable=False),
         sa.Column("ts", sa.Float(), nullable=False),
-        sa.Column("value", sa.Float(), nullable=False),
+        sa.Column("value", sa.Float(), nullable=True),
         sa.ForeignKeyConstraint(
             ["job_id"], ["jobs.id"], name=op.f("fk_metrics_job_id_jobs"), ondelete="CASCADE"
         ),
@@ -186,9 +186,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_steps")),
     )
     with op.batch_alter_table("steps", schema=None) as batch_op:
-        batch_op.create_index(
-            "ix_steps_job_host_step", ["job_id", "host_index", "step"], unique=False
-        )
+        batch_op.create_index("ix_steps_job_host_step", ["job_id", "host_index", "step"], unique=False)
 
     # ### end Alembic commands ###
 

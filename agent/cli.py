@@ -1,0 +1,89 @@
+"""`tpuwatch agent run` and `tpuwatch agent sync` (standard library only)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from agent import config
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("agent", help="run a training command under watch, or sync a spool")
+    asub = p.add_subparsers(dest="agent_command", metavar="ACTION")
+    asub.required = True
+
+    r = asub.add_parser(
+        "run",
+        help="run CMD and stream what it does to the server",
+        usage="tpuwatch agent run [--server URL] [--token T] [--job NAME] [--host-index N] -- CMD [ARGS...]",
+        description="Run CMD as a child: its output passes through unchanged, tracebacks become error "
+        "events, heartbeats and the exit code are reported. Exits with CMD's exit code.",
+    )
+    _connection_args(r)
+    r.add_argument("--job", help="job name (default: TPUWATCH_JOB, else the command's name)")
+    r.add_argument("--host-index", type=int, help="this worker's index in a multi-host slice (default 0)")
+    r.add_argument("--run-id", help="shared by every worker of one launch (default: a new id)")
+    r.add_argument("--heartbeat", type=float, default=10.0, help="seconds between heartbeats (default 10)")
+    r.add_argument("command", nargs=argparse.REMAINDER, help="the training command, after --")
+    r.set_defaults(func=_run)
+
+    s = asub.add_parser("sync", help="deliver what a killed agent or a down server left in the spool")
+    _connection_args(s)
+    s.add_argument("--timeout", type=float, default=60.0, help="seconds to keep trying per run (default 60)")
+    s.set_defaults(func=_sync)
+
+
+def _connection_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--server", default=config.env_str(config.ENV_SERVER), help="server URL (default: TPUWATCH_SERVER)"
+    )
+    p.add_argument(
+        "--token",
+        default=config.env_str(config.ENV_TOKEN),
+        help="project or ingest token (default: TPUWATCH_TOKEN)",
+    )
+    p.add_argument(
+        "--spool-dir",
+        default=None,
+        help=f"spool folder (default: TPUWATCH_SPOOL_DIR, else {config.default_spool_dir()})",
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    from agent.sidecar import run
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        print(
+            "tpuwatch agent run: give the command to run after --, e.g. "
+            "tpuwatch agent run --job bert -- python train.py",
+            file=sys.stderr,
+        )
+        return 2
+    if not args.server:
+        print(
+            "tpuwatch: no --server or TPUWATCH_SERVER; recording to the spool for a later "
+            "`tpuwatch agent sync`",
+            file=sys.stderr,
+        )
+    return run(
+        command,
+        server=args.server,
+        token=args.token,
+        job=args.job,
+        host_index=args.host_index,
+        run_id=args.run_id,
+        spool_dir=args.spool_dir,
+        heartbeat=args.heartbeat,
+    )
+
+
+def _sync(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from agent.sync import sync
+
+    base = Path(args.spool_dir) if args.spool_dir else config.default_spool_dir()
+    left = sync(base, args.server, args.token, timeout=args.timeout)
+    return 1 if left else 0

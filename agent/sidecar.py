@@ -1,0 +1,196 @@
+"""`tpuwatch agent run -- CMD`: run a training command as a child and watch it.
+
+The child's output passes through unchanged (byte for byte, as it comes) while a copy goes to the
+spool folder and through the traceback assembler. The child's own ``agent.init()`` writes into the
+same spool folder, so its steps and the sidecar's events land on one job; the sidecar's sender
+delivers both. The sidecar exits with the child's exit code and forwards Ctrl-C and SIGTERM.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent import config, log
+from agent.monitor import Monitor
+from agent.tracebacks import TracebackAssembler
+
+HANG_HINTS = ("HANG_DETECTED", "TPU Execute is taking a long time")
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
+class _Tee(threading.Thread):
+    """Copies the child's stdout and stderr to ours, to the log file and to the assemblers.
+
+    One thread reads both pipes (select), so lines keep the order the child wrote them in as far
+    as the pipes allow, and the context before a traceback holds both streams."""
+
+    def __init__(self, child: subprocess.Popen, logfile, mon: Monitor) -> None:
+        super().__init__(name="tpuwatch-tee", daemon=True)
+        self.mon, self.logfile = mon, logfile
+        recent: deque = deque(maxlen=40)
+        self.streams = {
+            child.stdout.fileno(): _Stream("stdout", sys.stdout.buffer, TracebackAssembler(recent=recent)),
+            child.stderr.fileno(): _Stream("stderr", sys.stderr.buffer, TracebackAssembler(recent=recent)),
+        }
+
+    def run(self) -> None:
+        sel = selectors.DefaultSelector()
+        for fd in self.streams:
+            sel.register(fd, selectors.EVENT_READ)
+        while sel.get_map():
+            for key, _ in sel.select():
+                stream = self.streams[key.fd]
+                try:
+                    chunk = os.read(key.fd, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    sel.unregister(key.fd)
+                    self._end(stream)
+                    continue
+                try:
+                    stream.dst.write(chunk)
+                    stream.dst.flush()
+                except (OSError, ValueError):
+                    pass  # our own stdout went away; keep draining the child so it never blocks
+                self.logfile.write(chunk)
+                self._lines(stream, chunk)
+        sel.close()
+
+    def _lines(self, stream: _Stream, chunk: bytes) -> None:
+        data = stream.partial + chunk
+        *lines, stream.partial = data.split(b"\n")
+        if len(stream.partial) > 1 << 20:  # one endless line (a progress bar): analyse and move on
+            lines.append(stream.partial)
+            stream.partial = b""
+        for raw in lines:
+            self._line(stream, raw)
+
+    def _end(self, stream: _Stream) -> None:
+        if stream.partial:
+            self._line(stream, stream.partial)
+            stream.partial = b""
+        for err in stream.assembler.flush():
+            self._report(stream, err)
+
+    def _line(self, stream: _Stream, raw: bytes) -> None:
+        line = raw.decode("utf-8", "replace")
+        if "\r" in line:  # progress bars redraw with CR: only the last state matters
+            line = line.rstrip("\r").rsplit("\r", 1)[-1]
+        for hint in HANG_HINTS:
+            if hint in line:
+                self.mon.event("hang_hint", line[:2000], stream=stream.name)
+                break
+        for err in stream.assembler.feed(line):
+            self._report(stream, err)
+
+    def _report(self, stream: _Stream, err) -> None:
+        self.mon.event(
+            "error",
+            err.text,
+            exception=err.exception[:500],
+            context=err.context,
+            stream=stream.name,
+            source="traceback",
+        )
+
+
+@dataclass
+class _Stream:
+    name: str
+    dst: object
+    assembler: TracebackAssembler
+    partial: bytes = b""
+
+
+def run(
+    command: list[str],
+    *,
+    server: str | None,
+    token: str | None,
+    job: str | None,
+    host_index: int | None,
+    run_id: str | None,
+    spool_dir: str | None,
+    heartbeat: float = 10.0,
+) -> int:
+    """Run ``command`` under watch; returns the exit status to exit with."""
+    run_id = run_id or config.env_str(config.ENV_RUN_ID) or uuid.uuid4().hex
+    job = job or config.env_str(config.ENV_JOB) or Path(command[0]).name
+    mon = Monitor(
+        job,
+        server=server,
+        token=token,
+        run_id=run_id,
+        host_index=host_index,
+        spool_dir=spool_dir,
+        send=True,
+        attrs={"sidecar": True},
+    )
+    env = dict(os.environ)
+    env.update(
+        {
+            config.ENV_SIDECAR: str(mon.spool_dir),
+            config.ENV_RUN_ID: run_id,
+            config.ENV_JOB: job,
+            config.ENV_HOST_INDEX: str(mon.host_index),
+        }
+    )
+    env.setdefault("PYTHONUNBUFFERED", "1")  # the child's output is a pipe now; keep it live
+    mon.event("start", " ".join(command), argv=command[:50], sidecar_pid=os.getpid())
+    try:
+        child = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, process_group=0
+        )
+    except OSError as exc:
+        print(f"tpuwatch: cannot start {command[0]!r}: {exc.strerror or exc}", file=sys.stderr)
+        mon.event("error", f"cannot start {command[0]!r}: {exc}", source="sidecar")
+        mon.event("exit", "", code=127, signal=None)
+        mon.close()
+        return 127
+    mon.event("child", "", pid=child.pid)
+
+    def forward(signum, _frame):
+        try:
+            child.send_signal(signum)
+        except ProcessLookupError:
+            pass
+
+    previous = {s: signal.signal(s, forward) for s in FORWARDED}
+    logfile = open(mon.spool_dir / "output.log", "ab")  # noqa: SIM115
+    tee = _Tee(child, logfile, mon)
+    tee.start()
+    stop_beats = threading.Event()
+    beats = threading.Thread(target=_heartbeats, args=(mon, stop_beats, heartbeat), daemon=True)
+    beats.start()
+    try:
+        code = child.wait()
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+    tee.join(10)
+    stop_beats.set()
+    logfile.close()
+    sig = signal.Signals(-code).name if code < 0 else None
+    mon.event("exit", sig or "", code=None if sig else code, signal=sig)
+    mon.close(timeout=10.0)
+    if sig:
+        return 128 - code
+    return code
+
+
+def _heartbeats(mon: Monitor, stop: threading.Event, every: float) -> None:
+    while not stop.wait(every):
+        try:
+            mon.heartbeat()
+        except Exception as exc:
+            log.warn_once("heartbeat", f"heartbeat failed: {type(exc).__name__}: {exc}")

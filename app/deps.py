@@ -1,0 +1,127 @@
+"""Request dependencies as named types: a route says ``session: SessionDep`` or ``job: JobDep``.
+
+One request is one transaction: ``get_session`` commits when the route returns and rolls back
+when it raises; services only ``flush()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from sqlalchemy.orm import Session
+
+from app.models import Job
+from app.settings import Settings
+from app.tokens.service import Principal, authenticate
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    session = request.app.state.sessions()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+SessionDep = Annotated[Session, Depends(get_session)]
+
+OPEN = Principal(project_id=None, project="*", scope="read")
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return None
+
+
+def _principal(request: Request, session: Session, settings: Settings) -> Principal | None:
+    token = _bearer(request)
+    if token is not None:
+        principal = authenticate(session, token)
+        if principal is None:
+            raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
+        return principal
+    saved = request.session.get("token") if "session" in request.scope else None
+    if saved:
+        principal = authenticate(session, saved)
+        if principal is not None:
+            return principal
+    if settings.open_access:
+        return OPEN
+    return None
+
+
+def require_reader(request: Request, session: SessionDep, settings: SettingsDep) -> Principal:
+    principal = _principal(request, session, settings)
+    if principal is None:
+        raise HTTPException(
+            401, "send 'Authorization: Bearer <token>' or log in", headers={"WWW-Authenticate": "Bearer"}
+        )
+    if not principal.can_read:
+        raise HTTPException(403, "this token may only send data (ingest-only); use a read token to view")
+    return principal
+
+
+def require_writer(request: Request, session: SessionDep) -> Principal:
+    token = _bearer(request)
+    if token is None:
+        raise HTTPException(
+            401, "send 'Authorization: Bearer <token>'", headers={"WWW-Authenticate": "Bearer"}
+        )
+    principal = authenticate(session, token)
+    if principal is None:
+        raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
+    if not principal.can_write:
+        raise HTTPException(403, "this token is read-only; agents need a project or ingest-only token")
+    return principal
+
+
+class LoginRequired(Exception):
+    """Raised by page dependencies; the app answers with a redirect to /login."""
+
+
+def require_viewer(request: Request, session: SessionDep, settings: SettingsDep) -> Principal:
+    """Pages: like ``require_reader``, but an anonymous visitor is sent to the login page."""
+    principal = _principal(request, session, settings)
+    if principal is None:
+        raise LoginRequired()
+    if not principal.can_read:
+        raise HTTPException(403, "this token may only send data; log in with a read token")
+    return principal
+
+
+ReaderDep = Annotated[Principal, Depends(require_reader)]
+WriterDep = Annotated[Principal, Depends(require_writer)]
+ViewerDep = Annotated[Principal, Depends(require_viewer)]
+
+
+def visible_job(session: Session, principal: Principal, job_id: int) -> Job:
+    job = session.get(Job, job_id)
+    if job is None or (principal.project_id is not None and job.project_id != principal.project_id):
+        raise HTTPException(404, f"no job {job_id} in this project")
+    return job
+
+
+def get_job(job_id: int, principal: ReaderDep, session: SessionDep) -> Job:
+    return visible_job(session, principal, job_id)
+
+
+def get_page_job(job_id: int, principal: ViewerDep, session: SessionDep) -> Job:
+    return visible_job(session, principal, job_id)
+
+
+JobDep = Annotated[Job, Depends(get_job)]
+PageJobDep = Annotated[Job, Depends(get_page_job)]

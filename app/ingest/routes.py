@@ -1,0 +1,77 @@
+"""``POST /api/v1/ingest``: read the body within limits, validate, store."""
+
+from __future__ import annotations
+
+import zlib
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
+from pydantic import ValidationError
+
+from app.deps import SessionDep, SettingsDep, WriterDep
+from app.ingest import service
+from app.ingest.schemas import Batch, BatchAdapter, IngestResult
+
+router = APIRouter(prefix="/api/v1", tags=["ingest"])
+
+_BODY_SCHEMA = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": Batch.model_json_schema(ref_template="#/components/schemas/{model}")
+            }
+        },
+    }
+}
+
+
+async def read_body(request: Request, limit: int, decoded_limit: int) -> bytes:
+    """The request body, refused with 413 as soon as it passes ``limit`` (never read whole)."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise HTTPException(
+            413, f"body of {declared} bytes is over the {limit}-byte limit: send smaller batches"
+        )
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise HTTPException(413, f"body is over the {limit}-byte limit: send smaller batches")
+        chunks.append(chunk)
+    body = b"".join(chunks)
+    encoding = request.headers.get("content-encoding", "identity").lower()
+    if encoding == "gzip":
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            body = d.decompress(body, decoded_limit)
+        except zlib.error as exc:
+            raise HTTPException(400, f"body is not valid gzip: {exc}") from None
+        if d.unconsumed_tail:
+            raise HTTPException(413, f"body unpacks to over {decoded_limit} bytes: send smaller batches")
+    elif encoding not in ("identity", ""):
+        raise HTTPException(415, f"Content-Encoding {encoding!r} is not supported; use gzip or none")
+    return body
+
+
+@router.post("/ingest", response_model=IngestResult, openapi_extra=_BODY_SCHEMA)
+async def ingest(request: Request, principal: WriterDep, session: SessionDep, settings: SettingsDep):
+    """Store one batch from an agent. Idempotent on (stream, seq, part)."""
+    body = await read_body(request, settings.max_body_bytes, settings.max_decoded_bytes)
+    try:
+        batch = BatchAdapter.validate_json(body)
+    except ValidationError as exc:
+        errors = [{"loc": list(e["loc"])[:6], "msg": e["msg"]} for e in exc.errors(include_url=False)[:10]]
+        raise HTTPException(422, {"message": "malformed batch", "errors": errors}) from None
+    if batch.size > settings.max_batch_events:
+        raise HTTPException(
+            413, f"batch holds {batch.size} events; the limit is {settings.max_batch_events}: split it"
+        )
+    too_long = next((e for e in batch.events if len(e[2]) > settings.max_event_message_chars), None)
+    if too_long is not None:
+        raise HTTPException(
+            413,
+            f"an event message is {len(too_long[2])} characters; the limit is "
+            f"{settings.max_event_message_chars}: truncate it",
+        )
+    return await run_in_threadpool(service.ingest, session, principal, batch)

@@ -1,0 +1,184 @@
+"""Storing a batch: exactly once, in one transaction, in bulk."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+
+from sqlalchemy import case, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from app.db import insert_ignore
+from app.ingest.schemas import Batch, IngestResult
+from app.models import Event, IngestBatch, Job, JobHost, Metric, Step
+from app.tokens.service import Principal
+
+
+def _greatest(column, value):
+    return case((column.is_(None), value), (column < value, value), else_=column)
+
+
+def _least(column, value):
+    return case((column.is_(None), value), (column > value, value), else_=column)
+
+
+def _earliest(batch: Batch, now: float) -> float:
+    """When the batch's run was first seen doing something (the agent's clock, capped at now)."""
+    times = [now]
+    if batch.steps:
+        times.append(batch.steps[0][1] - batch.steps[0][2])
+    times.extend(e[0] for e in batch.events[:50])
+    return min(times)
+
+
+def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> int:
+    values = dict(
+        project_id=project_id,
+        run_id=batch.run.run_id,
+        name=batch.run.job,
+        status="running",
+        started_at=_earliest(batch, now),
+        last_seen_at=now,
+        steps=0,
+        errors=0,
+        dropped_events=0,
+        attrs={},
+    )
+    insert_ignore(session, Job.__table__, values, ["project_id", "run_id"])
+    return session.scalar(select(Job.id).where(Job.project_id == project_id, Job.run_id == batch.run.run_id))
+
+
+def upsert_host(session: Session, job_id: int, batch: Batch, now: float) -> None:
+    attrs = batch.run.attrs
+    values = dict(
+        job_id=job_id,
+        host_index=batch.run.host,
+        hostname=str(attrs.get("hostname", ""))[:255],
+        started_at=now,
+        last_seen_at=now,
+        exited=False,
+        steps=0,
+        attrs=attrs,
+    )
+    insert_ignore(session, JobHost.__table__, values, ["job_id", "host_index"])
+
+
+def ingest(session: Session, principal: Principal, batch: Batch) -> IngestResult:
+    """Store ``batch`` for the principal's project; a batch seen before stores nothing."""
+    now = time.time()
+    job_id = upsert_job(session, principal.project_id, batch, now)
+    key = dict(
+        stream=batch.stream, seq=batch.seq, part=batch.part, job_id=job_id, received_at=now, events=batch.size
+    )
+    if not insert_ignore(session, IngestBatch.__table__, key, ["stream", "seq", "part"]):
+        return IngestResult(job_id=job_id, stored=0, duplicate=True, detail="duplicate batch")
+    upsert_host(session, job_id, batch, now)
+    host = batch.run.host
+
+    if batch.steps:
+        session.execute(
+            insert(Step),
+            [
+                {"job_id": job_id, "host_index": host, "step": s, "ts": t, "duration": d, "input_wait": w}
+                for s, t, d, w in batch.steps
+            ],
+        )
+    if batch.events:
+        session.execute(
+            insert(Event),
+            [
+                {"job_id": job_id, "host_index": host, "ts": t, "kind": k, "message": m, "data": data}
+                for t, k, m, data in batch.events
+            ],
+        )
+    if batch.metrics:
+        session.execute(
+            insert(Metric),
+            [
+                {
+                    "job_id": job_id,
+                    "host_index": host,
+                    "chip": c,
+                    "name": n,
+                    "ts": t,
+                    "value": None if v is None or not math.isfinite(v) else v,
+                }
+                for t, n, c, v in batch.metrics
+            ],
+        )
+    _update_aggregates(session, job_id, batch, now)
+    return IngestResult(job_id=job_id, stored=batch.size)
+
+
+def _update_aggregates(session: Session, job_id: int, batch: Batch, now: float) -> None:
+    job_values: dict = {
+        "last_seen_at": _greatest(Job.last_seen_at, now),
+        "started_at": _least(Job.started_at, _earliest(batch, now)),
+    }
+    host_values: dict = {"last_seen_at": _greatest(JobHost.last_seen_at, now)}
+    if batch.steps:
+        last = max(batch.steps, key=lambda r: r[0])
+        p50 = statistics.median(r[2] for r in batch.steps)
+        wait_p50 = statistics.median(r[3] for r in batch.steps)
+        n = len(batch.steps)
+        first_ts = min(r[1] for r in batch.steps)
+        job_values.update(
+            steps=Job.steps + n,
+            last_step=_greatest(Job.last_step, last[0]),
+            last_step_at=_greatest(Job.last_step_at, last[1]),
+            first_step_at=_least(Job.first_step_at, first_ts),
+            step_time_p50=p50,
+            input_wait_p50=wait_p50,
+        )
+        host_values.update(
+            steps=JobHost.steps + n,
+            last_step=_greatest(JobHost.last_step, last[0]),
+            last_step_at=_greatest(JobHost.last_step_at, last[1]),
+            step_time_p50=p50,
+        )
+    errors = sum(1 for e in batch.events if e[1] == "error")
+    if errors:
+        job_values["errors"] = Job.errors + errors
+    if batch.dropped:
+        job_values["dropped_events"] = _greatest(Job.dropped_events, batch.dropped)
+    session.execute(update(Job).where(Job.id == job_id).values(**job_values))
+
+    exits = [e for e in batch.events if e[1] == "exit"]
+    if exits:
+        t, _, _, data = exits[-1]
+        data = data or {}
+        host_values.update(
+            exited=True, ended_at=t, exit_code=data.get("code"), exit_signal=data.get("signal")
+        )
+    session.execute(
+        update(JobHost)
+        .where(JobHost.job_id == job_id, JobHost.host_index == batch.run.host)
+        .values(**host_values)
+    )
+    if exits:
+        _settle_job(session, job_id)
+
+
+def _settle_job(session: Session, job_id: int) -> None:
+    """A job fails as soon as one host fails; it succeeds when every host exited cleanly."""
+    hosts = session.execute(
+        select(JobHost.exited, JobHost.exit_code, JobHost.exit_signal, JobHost.ended_at).where(
+            JobHost.job_id == job_id
+        )
+    ).all()
+    failed = [h for h in hosts if h.exited and (h.exit_signal or (h.exit_code or 0) != 0)]
+    if failed:
+        first = min(failed, key=lambda h: h.ended_at or 0)
+        values = dict(
+            status="failed", exit_code=first.exit_code, exit_signal=first.exit_signal, ended_at=first.ended_at
+        )
+    elif all(h.exited for h in hosts):
+        values = dict(status="succeeded", exit_code=0, ended_at=max(h.ended_at or 0 for h in hosts))
+    else:
+        return
+    session.execute(update(Job).where(Job.id == job_id, Job.status != "failed").values(**values))
+
+
+def job_count(session: Session) -> int:
+    return session.scalar(select(func.count(Job.id))) or 0

@@ -1,0 +1,139 @@
+"""Reading jobs: lists, one job with its hosts, events, and chart series."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.jobs.downsample import downsample
+from app.jobs.schemas import (
+    EventList,
+    EventOut,
+    HostOut,
+    JobDetail,
+    JobList,
+    JobOut,
+    Series,
+    StepSeries,
+)
+from app.jobs.status import effective_status
+from app.models import Event, Job, JobHost, Project, Step
+from app.settings import Settings
+from app.tokens.service import Principal
+
+# Trouble first on the overview.
+STATUS_ORDER = {"stalled": 0, "lost": 1, "failed": 2, "running": 3, "succeeded": 4}
+
+
+def _job_out(job: Job, project: str, hosts: int, now: float, settings: Settings) -> dict:
+    return dict(
+        id=job.id,
+        name=job.name,
+        project=project,
+        run_id=job.run_id,
+        status=effective_status(job, now, settings),
+        hosts=hosts,
+        steps=job.steps,
+        last_step=job.last_step,
+        last_step_at=job.last_step_at,
+        step_time_p50=job.step_time_p50,
+        input_wait_p50=job.input_wait_p50,
+        errors=job.errors,
+        started_at=job.started_at,
+        ended_at=job.ended_at,
+        last_seen_at=job.last_seen_at,
+        exit_code=job.exit_code,
+        exit_signal=job.exit_signal,
+        url=f"/jobs/{job.id}",
+    )
+
+
+def list_jobs(
+    session: Session,
+    principal: Principal,
+    settings: Settings,
+    *,
+    limit: int = 200,
+    offset: int = 0,
+    status: str | None = None,
+    name: str | None = None,
+    project: str | None = None,
+) -> JobList:
+    """Jobs the principal may see, newest first; ``status`` filters on the effective status."""
+    hosts = select(JobHost.job_id, func.count().label("n")).group_by(JobHost.job_id).subquery()
+    q = (
+        select(Job, Project.name, func.coalesce(hosts.c.n, 0))
+        .join(Project, Project.id == Job.project_id)
+        .outerjoin(hosts, hosts.c.job_id == Job.id)
+        .order_by(Job.started_at.desc(), Job.id.desc())
+    )
+    if principal.project_id is not None:
+        q = q.where(Job.project_id == principal.project_id)
+    if project:
+        q = q.where(Project.name == project)
+    if name:
+        q = q.where(Job.name.contains(name, autoescape=True))
+    now = time.time()
+    rows = [_job_out(job, proj, n, now, settings) for job, proj, n in session.execute(q)]
+    if status:
+        rows = [r for r in rows if r["status"] == status]
+    page = rows[offset : offset + limit]
+    return JobList(jobs=[JobOut(**r) for r in page], total=len(rows), limit=limit, offset=offset)
+
+
+def job_detail(session: Session, job: Job, settings: Settings) -> JobDetail:
+    hosts = session.scalars(
+        select(JobHost).where(JobHost.job_id == job.id).order_by(JobHost.host_index)
+    ).all()
+    project = session.scalar(select(Project.name).where(Project.id == job.project_id))
+    base = _job_out(job, project, len(hosts), time.time(), settings)
+    return JobDetail(
+        **base,
+        host_list=[HostOut.model_validate(h, from_attributes=True) for h in hosts],
+        attrs=job.attrs or {},
+        dropped_events=job.dropped_events,
+    )
+
+
+def job_events(session: Session, job: Job, kinds: list[str] | None = None, limit: int = 500) -> EventList:
+    q = select(Event).where(Event.job_id == job.id).order_by(Event.ts, Event.id).limit(limit)
+    if kinds:
+        q = q.where(Event.kind.in_(kinds))
+    return EventList(events=[EventOut.model_validate(e, from_attributes=True) for e in session.scalars(q)])
+
+
+def step_series(
+    session: Session,
+    job: Job,
+    points: int = 2000,
+    start: float | None = None,
+    end: float | None = None,
+    host: int | None = None,
+) -> StepSeries:
+    """Step time and input wait per host, each downsampled to at most ``points`` points.
+
+    ``start``/``end`` are step numbers (a zoomed chart asks again for its window)."""
+    q = select(Step.host_index, Step.step, Step.duration, Step.input_wait).where(Step.job_id == job.id)
+    if host is not None:
+        q = q.where(Step.host_index == host)
+    if start is not None:
+        q = q.where(Step.step >= start)
+    if end is not None:
+        q = q.where(Step.step <= end)
+    rows = session.execute(q.order_by(Step.host_index, Step.step)).all()
+    series: list[Series] = []
+    if rows:
+        arr = np.array(rows, dtype=np.float64)
+        hosts, first = np.unique(arr[:, 0], return_index=True)
+        bounds = list(first) + [len(arr)]
+        for i, h in enumerate(hosts):
+            part = arr[bounds[i] : bounds[i + 1]]
+            x = part[:, 1]
+            for col, name in ((2, "step_time"), (3, "input_wait")):
+                y = np.ascontiguousarray(part[:, col])
+                idx = downsample(np.ascontiguousarray(x), y, points)
+                series.append(Series(host=int(h), metric=name, x=x[idx].tolist(), y=y[idx].tolist()))
+    return StepSeries(job_id=job.id, points=points, total_steps=job.steps, series=series)

@@ -1,0 +1,25 @@
+"""A job's status as a person means it: stored facts plus how long it has been quiet."""
+
+from __future__ import annotations
+
+from app.models import Job
+from app.settings import Settings
+
+STATUSES = ("running", "stalled", "failed", "succeeded", "lost")
+
+
+def effective_status(job: Job, now: float, settings: Settings) -> str:
+    """``failed``/``succeeded`` once the job exited; ``lost`` when its agents went silent;
+    ``stalled`` when steps stopped coming although the agents still answer; else ``running``."""
+    if job.status in ("failed", "succeeded"):
+        return job.status
+    if now - job.last_seen_at > settings.lost_after_seconds:
+        return "lost"
+    if job.status == "stalled":  # set by the alert evaluator, which knows more (phases, evidence)
+        return "stalled"
+    if job.last_step_at is None:
+        if now - job.started_at > settings.first_step_grace_seconds:
+            return "stalled"
+    elif now - job.last_step_at > max(settings.stall_floor_seconds, 20 * (job.step_time_p50 or 0)):
+        return "stalled"
+    return "running"

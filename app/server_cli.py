@@ -1,0 +1,83 @@
+"""`tpuwatch server` and `tpuwatch db upgrade`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "server",
+        help="run the tpuwatch server",
+        description="Serve the API and the pages. Applies database migrations first. The database is "
+        "--db, else TPUWATCH_DB, else an SQLite file in the user's data directory.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--db", help="database URL, e.g. postgresql+psycopg://user@host/tpuwatch")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument(
+        "--open",
+        action="store_true",
+        help="let anyone view the pages without logging in (only on a trusted network)",
+    )
+    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    p.set_defaults(func=_serve)
+
+    db = sub.add_parser("db", help="database maintenance")
+    dsub = db.add_subparsers(dest="db_command", metavar="ACTION")
+    dsub.required = True
+    up = dsub.add_parser("upgrade", help="apply pending migrations")
+    up.add_argument("--db", help="database URL (default: TPUWATCH_DB or the embedded SQLite file)")
+    up.set_defaults(func=_upgrade)
+
+
+def _settings(args):
+    from app.settings import Settings
+
+    return Settings(db=args.db) if getattr(args, "db", None) else Settings()
+
+
+def _upgrade(args: argparse.Namespace) -> int:
+    from app.db import upgrade
+
+    settings = _settings(args)
+    upgrade(settings.database_url)
+    print(f"database is up to date: {_redact(settings.database_url)}")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from app.db import upgrade
+
+    settings = _settings(args)
+    upgrade(settings.database_url)
+    # Worker processes build their own app from the environment: pass the choices on through it.
+    os.environ["TPUWATCH_DB"] = settings.database_url
+    os.environ["TPUWATCH_SECRET_KEY"] = settings.resolved_secret_key()
+    if args.open:
+        os.environ["TPUWATCH_OPEN_ACCESS"] = "true"
+    print(
+        f"tpuwatch server on http://{args.host}:{args.port}/  database: {_redact(settings.database_url)}",
+        flush=True,
+    )
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level=args.log_level,
+        proxy_headers=True,
+        server_header=False,
+    )
+    return 0
+
+
+def _redact(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)

@@ -1,0 +1,81 @@
+import json
+import time
+
+from agent.monitor import Monitor
+from agent.spool import Spool, read_records
+
+
+def _spooled(mon: Monitor) -> list[dict]:
+    batches = []
+    for seg in Spool(mon.spool_dir).ready():
+        records, _, _ = read_records(seg)
+        batches += [json.loads(r.payload) for r in records]
+    return batches
+
+
+def test_steps_number_themselves_and_carry_their_input_wait(spool_dir):
+    mon = Monitor("j", send=False)
+    for _ in range(3):
+        with mon.input_wait():
+            time.sleep(0.01)
+        with mon.step():
+            pass
+    with mon.step(10):
+        pass
+    mon.close()
+    steps = [s for b in _spooled(mon) for s in b["steps"]]
+    assert [s[0] for s in steps] == [1, 2, 3, 10]
+    assert all(s[3] >= 0.009 for s in steps[:3])
+    assert steps[3][3] == 0.0
+
+
+def test_wrap_times_each_next_as_input_wait(spool_dir):
+    mon = Monitor("j", send=False)
+
+    def slow():
+        for i in range(3):
+            time.sleep(0.01)
+            yield i
+
+    seen = []
+    for item in mon.wrap(slow()):
+        with mon.step():
+            seen.append(item)
+    mon.close()
+    steps = [s for b in _spooled(mon) for s in b["steps"]]
+    assert seen == [0, 1, 2]
+    assert len(steps) == 3 and all(s[3] >= 0.009 for s in steps)
+
+
+def test_full_queue_drops_and_counts_instead_of_blocking(spool_dir):
+    mon = Monitor("j", send=False, max_queue=5, flush_interval=60)
+    for _ in range(12):
+        with mon.step():
+            pass
+    assert mon.dropped == 7
+    mon.close()
+    batches = _spooled(mon)
+    assert sum(len(b["steps"]) for b in batches) == 5
+    assert batches[-1]["dropped"] == 7
+
+
+def test_close_returns_quickly_when_the_server_is_down_and_keeps_the_data(spool_dir):
+    mon = Monitor("j", server="http://127.0.0.1:9", token="x")  # port 9: nothing listens
+    for _ in range(100):
+        with mon.step():
+            pass
+    t0 = time.monotonic()
+    mon.close(timeout=2.0)
+    assert time.monotonic() - t0 < 5.0
+    steps = [s for b in _spooled(mon) for s in b["steps"]]
+    assert len(steps) == 100
+
+
+def test_an_exception_in_the_training_block_propagates_untouched(spool_dir):
+    mon = Monitor("j", send=False)
+    try:
+        with mon.step():
+            raise KeyError("mine")
+    except KeyError as exc:
+        assert exc.args == ("mine",)
+    mon.close()

@@ -1,0 +1,30 @@
+"""Small helpers the tests share: an HTTP client with a token, and waiting for a condition."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+
+
+def api(server_url: str, token: str | None) -> httpx.Client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.Client(base_url=server_url, headers=headers, timeout=30)
+
+
+def wait_until(predicate, timeout: float = 20.0, interval: float = 0.05):
+    """Poll ``predicate`` until it returns a true value; fail the test with its last value."""
+    deadline = time.monotonic() + timeout
+    value = None
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout}s (last value: {value!r})")
+
+
+def jobs(client: httpx.Client) -> list[dict]:
+    resp = client.get("/api/v1/jobs")
+    resp.raise_for_status()
+    return resp.json()["jobs"]
