@@ -300,6 +300,7 @@ def init(job: str | None = None, **kwargs) -> Monitor:
     mon = Monitor(job, **kwargs)
     if not mon.under_sidecar:
         _install_exit_hooks(mon)
+    atexit.register(mon.close)  # what is still queued reaches the spool even without close()
     return mon
 
 
@@ -317,4 +318,3 @@ def _install_exit_hooks(mon: Monitor) -> None:
 
     sys.excepthook = excepthook
     mon.report_exit = True
-    atexit.register(mon.close)

@@ -204,3 +204,19 @@ def test_unknown_command_exits_127_with_a_clear_message(live_server, sessions, s
     )
     assert proc.returncode == 127
     assert "cannot start '/nonexistent/train'" in proc.stderr
+
+
+def test_steps_before_an_uncaught_exception_are_not_lost(live_server, sessions, spool_dir, tmp_path):
+    token = make_token(sessions)
+    proc = sidecar(live_server.url, token, "dies", """
+        import agent
+        mon = agent.init()
+        for i in range(300):
+            with mon.step():
+                pass
+        raise RuntimeError("no close() was called")
+    """, tmp_path)
+    proc.communicate(timeout=60)
+    with api(live_server.url, token) as c:
+        job = wait_until(lambda: next((j for j in jobs(c) if j["name"] == "dies" and j["status"] == "failed"), None))
+    assert job["steps"] == 300

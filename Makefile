@@ -1,0 +1,42 @@
+# One command per job. Each target makes its own virtualenv in .venv; nothing else is assumed
+# beyond python3 and make.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BASE := $(VENV)/.base-installed
+FULL := $(VENV)/.full-installed
+
+.PHONY: demo test bench lint fmt fuzz clean venv
+
+$(BASE): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[server,dev]'
+	touch $@
+
+# Tests and benchmarks also run real TensorFlow, JAX and the Google-cloud clients on the CPU.
+$(FULL): $(BASE)
+	$(PY) -m pip install -q -e '.[server,dev,tensorflow,jax,tpu,gcp]'
+	touch $@
+
+venv: $(FULL)
+
+demo: $(BASE)
+	$(VENV)/bin/tpuwatch demo
+
+test: $(FULL)
+	$(PY) -m pytest
+
+bench: $(FULL)
+	$(PY) bench/run_all.py
+
+lint: $(BASE)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+fmt: $(BASE)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache
