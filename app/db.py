@@ -78,3 +78,37 @@ def insert_ignore(session: Session, table, values, conflict_cols: list[str]) -> 
     # RETURNING, not rowcount: psycopg reports -1 for a conflicting INSERT through SQLAlchemy.
     stmt = stmt.returning(*[table.c[c] for c in conflict_cols[:1]])
     return len(session.execute(stmt).all())
+
+
+def bulk_insert(
+    session: Session, table: str, columns: tuple[str, ...], rows: list[tuple], numbers_only: bool = False
+) -> None:
+    """Append many rows fast, inside the session's transaction.
+
+    The ORM's bulk path costs several µs a row; the large tables (steps, metrics) go straight to
+    the driver instead: COPY on PostgreSQL, executemany on SQLite. ``table`` and ``columns`` are
+    fixed identifiers from our own code, never user input. ``numbers_only`` promises rows of plain
+    ints and finite floats (no None, no text), which lets PostgreSQL's COPY text be built faster.
+    """
+    if not rows:
+        return
+    conn = session.connection()
+    cols = ", ".join(columns)
+    if conn.dialect.name == "postgresql":
+        # COPY text format, built in one string: several times faster than write_row per row.
+        field = str if numbers_only else _copy_field
+        text = "".join("\t".join(map(field, row)) + "\n" for row in rows)
+        with conn.connection.dbapi_connection.cursor() as cur:
+            with cur.copy(f"COPY {table} ({cols}) FROM STDIN") as copy:
+                copy.write(text)
+    else:
+        marks = ", ".join("?" * len(columns))
+        conn.exec_driver_sql(f"INSERT INTO {table} ({cols}) VALUES ({marks})", rows)
+
+
+def _copy_field(value) -> str:
+    if value is None:
+        return "\\N"
+    if isinstance(value, str):
+        return value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    return repr(value) if isinstance(value, float) else str(value)

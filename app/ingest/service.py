@@ -9,10 +9,13 @@ import time
 from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.db import insert_ignore
+from app.db import bulk_insert, insert_ignore
 from app.ingest.schemas import Batch, IngestResult
-from app.models import Event, IngestBatch, Job, JobHost, Metric, Step
+from app.models import Event, IngestBatch, Job, JobHost
 from app.tokens.service import Principal
+
+STEP_COLUMNS = ("job_id", "host_index", "step", "ts", "duration", "input_wait")
+METRIC_COLUMNS = ("job_id", "host_index", "chip", "name", "ts", "value")
 
 
 def _greatest(column, value):
@@ -77,12 +80,12 @@ def ingest(session: Session, principal: Principal, batch: Batch) -> IngestResult
     host = batch.run.host
 
     if batch.steps:
-        session.execute(
-            insert(Step),
-            [
-                {"job_id": job_id, "host_index": host, "step": s, "ts": t, "duration": d, "input_wait": w}
-                for s, t, d, w in batch.steps
-            ],
+        bulk_insert(
+            session,
+            "steps",
+            STEP_COLUMNS,
+            [(job_id, host, s, t, d, w) for s, t, d, w in batch.steps],
+            numbers_only=True,
         )
     if batch.events:
         session.execute(
@@ -93,20 +96,11 @@ def ingest(session: Session, principal: Principal, batch: Batch) -> IngestResult
             ],
         )
     if batch.metrics:
-        session.execute(
-            insert(Metric),
-            [
-                {
-                    "job_id": job_id,
-                    "host_index": host,
-                    "chip": c,
-                    "name": n,
-                    "ts": t,
-                    "value": None if v is None or not math.isfinite(v) else v,
-                }
-                for t, n, c, v in batch.metrics
-            ],
-        )
+        rows = [
+            (job_id, host, c, n, t, v if v is not None and math.isfinite(v) else None)
+            for t, n, c, v in batch.metrics
+        ]
+        bulk_insert(session, "metrics", METRIC_COLUMNS, rows)
     _update_aggregates(session, job_id, batch, now)
     return IngestResult(job_id=job_id, stored=batch.size)
 

@@ -1,0 +1,95 @@
+"""Helpers for benchmarks: a real `tpuwatch server` subprocess on a fresh database."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from contextlib import contextmanager
+
+PG_URL = (
+    os.environ.get("TPUWATCH_BENCH_PG_URL")
+    or os.environ.get("TPUWATCH_TEST_DATABASE_URL")
+    or ("postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def fresh_postgres():
+    """A new PostgreSQL database for one benchmark, dropped afterwards."""
+    from sqlalchemy import text
+    from sqlalchemy.engine import make_url
+
+    from app.db import make_engine
+
+    name = f"tpuwatch_bench_{uuid.uuid4().hex[:8]}"
+    admin = make_engine(PG_URL)
+    with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+        c.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+    try:
+        yield url
+    finally:
+        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@contextmanager
+def server_process(db_url: str, data_dir: str, extra_env: dict | None = None):
+    """`tpuwatch server` in a subprocess; yields (base URL, Popen)."""
+    port = free_port()
+    env = dict(os.environ, TPUWATCH_DATA_DIR=data_dir, **(extra_env or {}))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "server",
+            "--port",
+            str(port),
+            "--db",
+            db_url,
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url + "/healthz", timeout=1).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"server did not start: {proc.stderr.read().decode()[-2000:]}") from None
+            time.sleep(0.1)
+    try:
+        yield url, proc
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+def make_token(db_url: str, project: str = "bench") -> str:
+    from app.db import make_engine, make_sessionmaker, transaction
+    from app.tokens.service import create_token
+
+    engine = make_engine(db_url)
+    with transaction(make_sessionmaker(engine)) as s:
+        token = create_token(s, project)
+    engine.dispose()
+    return token
