@@ -73,8 +73,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from app.ingest.routes import router as ingest_router
     from app.jobs.routes import api as jobs_api
     from app.jobs.routes import pages as jobs_pages
+    from app.triage.routes import api as triage_api
+    from app.triage.routes import pages as triage_pages
 
-    for router in (ingest_router, jobs_api, auth_router, jobs_pages):
+    for router in (ingest_router, jobs_api, auth_router, jobs_pages, triage_api, triage_pages):
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=str(REPO_ROOT / "static")), name="static")
     return app

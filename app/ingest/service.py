@@ -13,6 +13,7 @@ from app.db import bulk_insert, insert_ignore
 from app.ingest.schemas import Batch, IngestResult
 from app.models import Event, IngestBatch, Job, JobHost
 from app.tokens.service import Principal
+from app.triage.service import classify_events
 
 STEP_COLUMNS = ("job_id", "host_index", "step", "ts", "duration", "input_wait")
 METRIC_COLUMNS = ("job_id", "host_index", "chip", "name", "ts", "value")
@@ -88,11 +89,12 @@ def ingest(session: Session, principal: Principal, batch: Batch) -> IngestResult
             numbers_only=True,
         )
     if batch.events:
+        events = classify_events(batch.events)
         session.execute(
             insert(Event),
             [
                 {"job_id": job_id, "host_index": host, "ts": t, "kind": k, "message": m, "data": data}
-                for t, k, m, data in batch.events
+                for t, k, m, data in events
             ],
         )
     if batch.metrics:

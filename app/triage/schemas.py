@@ -12,7 +12,8 @@ MAX_TRIAGE_CHARS = 2_000_000
 class TriageRequest(BaseModel):
     text: str = Field(max_length=MAX_TRIAGE_CHARS, description="error output or a whole log")
     context: dict[str, Any] = Field(
-        default_factory=dict, description="what is known about the job: global_batch_size, replicas, hbm_limit"
+        default_factory=dict,
+        description="what is known about the job: global_batch_size, replicas, hbm_limit",
     )
 
 
