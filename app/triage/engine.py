@@ -13,6 +13,7 @@ the regexes of the signatures whose anchors they contain.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -27,12 +28,27 @@ MAX_CARDS = 3
 _BLOCK = 1 << 20
 _EVIDENCE_CHARS = 400
 _LINES_KEPT = 16
-# Short substrings that cover most anchors (see _Index). They must be rare in ordinary training
-# output: every line holding one is looked at individually.
-SCAN_KEYS = ("rror", "RROR", "xception", "ail", "upport", "emory", "xhaust", "XHAUST",
-             "ynamic", "oncret", "Tracer", "heckpoint", "ckpt", "trateg", "NaN", "nan", "OOM",
-             "E0", "E1", "E2", "E3", "vailable", "VAILABLE", "eadline", "DEADLINE", "onnect",
-             "reempt", "ompil", "File ", "Traceback", "OpKernel", "Cell In[", "ipython-input")
+# Short substrings that cover most anchors (see _Index). Every line holding one is looked at on
+# its own, so they must be rare in ordinary training output; and they mostly start with an uncommon
+# character, because the scanning regex is fastest when few characters can begin a match.
+SCAN_KEYS = ("rror", "RROR", "xception", "Fail", "fail", "upport", "Memory", "memory", "xhaust",
+             "XHAUST", "vailable", "VAILABLE", "Deadline", "DEADLINE", "NaN", "OOM", "Compil",
+             "compil", "Connect", "connect", "File ", "Traceback", "heckpoint", "ckpt", "Strateg",
+             "strateg", "ynamic", "Concret", "concret", "preempt", "Preempt", "End of seq",
+             "Ran out of", "ran out of", "Invalid", "Permission", "permission", "fixed size",
+             "OpKernel", "lame worker", "storage.objects", "Cell In[", "<ipython-input")
+
+
+def _trie_regex(words: list[str]) -> str:
+    """A regex matching any of ``words``, factored by common prefixes (faster to scan)."""
+    if "" in words:
+        rest = [w for w in words if w]
+        return f"(?:{_trie_regex(rest)})?" if rest else ""
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        groups.setdefault(word[0], []).append(word[1:])
+    alts = [re.escape(c) + _trie_regex(tails) for c, tails in sorted(groups.items())]
+    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
 
 class _Index:
@@ -44,12 +60,12 @@ class _Index:
             for number, signature in enumerate(cat.signatures):
                 for anchor in signature.anchors:
                     self.by_anchor.setdefault(anchor, []).append((cat.id, number, signature))
-        anchors = set(self.by_anchor) | set(ASSEMBLY_ANCHORS)
-        # Each pass over a block costs the same whatever the key, so scan for a few short keys
-        # that the anchors contain; an anchor no key covers is scanned for itself.
-        keys = {k for k in SCAN_KEYS if any(k in a for a in anchors)}
-        keys |= {a for a in anchors if not any(k in a for k in keys)}
+        # Blocks are scanned for the scan keys only; the anchors then route a found line to the
+        # signatures worth trying. A signature's line is thus seen when it holds a scan key: the
+        # error words ("Error", "failed", "Exhausted", "unsupported", ...) that real errors print.
+        keys = set(SCAN_KEYS)
         self.scan = sorted(k for k in keys if not any(o != k and o in k for o in keys))
+        self.scan_re = re.compile(_trie_regex(self.scan))
         self.anchors = sorted(self.by_anchor)
 
 
@@ -164,22 +180,20 @@ class Classifier:
             pos = end
 
     def _scan_block(self, block: str) -> None:
-        starts: set[int] = set()
+        search = self._index.scan_re.search
         find = block.find
-        for anchor in self._index.scan:
-            i = find(anchor)
-            while i != -1:
-                s = block.rfind("\n", 0, i) + 1
-                starts.add(s)
-                e = find("\n", i)
-                i = find(anchor, e) if e != -1 else -1
         base = self.lines_seen
         last, lineno = 0, base
-        for s in sorted(starts):
+        m = search(block)
+        while m is not None:
+            s = block.rfind("\n", 0, m.start()) + 1
+            e = find("\n", m.end())
+            if e == -1:
+                e = len(block)
             lineno += block.count("\n", last, s)
             last = s
-            e = find("\n", s)
             self._examine(block[s:e], lineno + 1)
+            m = search(block, e)
         self.lines_seen = base + block.count("\n")
         self.bytes_seen += len(block)
 
