@@ -17,7 +17,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .assemble import ANCHORS as ASSEMBLY_ANCHORS
 from .assemble import Assembler, ErrorEvent
 from .cards import Card
 from .knowledge import CATEGORIES, Category, Signature
