@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 
-from app.deps import ReaderDep, ViewerDep
+from app.deps import ReaderDep, SessionDep, ViewerDep
 from app.triage import service
-from app.triage.schemas import MAX_TRIAGE_CHARS, TriageRequest, TriageResult
+from app.triage.schemas import MAX_TRIAGE_CHARS, TriageRequest, TriageResult, UnknownGroups
 from app.web import render
 
 api = APIRouter(prefix="/api/v1", tags=["triage"])
@@ -21,14 +21,25 @@ def triage(body: TriageRequest, principal: ReaderDep):
     return service.triage_text(body.text, body.context)
 
 
+@api.get("/triage/unknown", response_model=UnknownGroups)
+def unknown(principal: ReaderDep, session: SessionDep):
+    """Recent errors no signature matched, grouped by mined template across jobs and hosts."""
+    return service.unknown_groups(session, principal)
+
+
 @pages.get("/triage")
-def triage_page(request: Request, principal: ViewerDep):
-    return render(request, "triage/index.html", {"text": "", "result": None}, principal=principal)
+def triage_page(request: Request, principal: ViewerDep, session: SessionDep):
+    ctx = {"text": "", "result": None, "unknown": service.unknown_groups(session, principal)}
+    return render(request, "triage/index.html", ctx, principal=principal)
 
 
 @pages.post("/triage")
 def triage_form(
-    request: Request, principal: ViewerDep, text: Annotated[str, Form(max_length=MAX_TRIAGE_CHARS)] = ""
+    request: Request,
+    principal: ViewerDep,
+    session: SessionDep,
+    text: Annotated[str, Form(max_length=MAX_TRIAGE_CHARS)] = "",
 ):
     result = service.triage_text(text) if text.strip() else None
-    return render(request, "triage/index.html", {"text": text, "result": result}, principal=principal)
+    ctx = {"text": text, "result": result, "unknown": service.unknown_groups(session, principal)}
+    return render(request, "triage/index.html", ctx, principal=principal)

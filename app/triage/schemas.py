@@ -32,3 +32,17 @@ class CardOut(BaseModel):
 class TriageResult(BaseModel):
     cards: list[CardOut] = Field(description="primary diagnosis first; empty means unknown")
     category: str = Field(description="the primary card's category, or 'unknown'")
+
+
+class UnknownGroup(BaseModel):
+    key: str
+    template: str
+    count: int
+    hosts: int
+    jobs: list[dict[str, Any]]
+    last_seen: float
+    example: str
+
+
+class UnknownGroups(BaseModel):
+    groups: list[UnknownGroup]

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.triage.schemas import CardOut, TriageResult
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.models import Event, Job
+from app.tokens.service import Principal
+from app.triage.schemas import CardOut, TriageResult, UnknownGroup, UnknownGroups
 
 # What the ingest path knows about a job that makes fixes concrete (see engine._tailor).
 CONTEXT_KEYS = ("global_batch_size", "replicas", "num_replicas", "hbm_limit")
@@ -36,5 +41,48 @@ def classify_events(events: list[tuple], context: Mapping | None = None) -> list
         if kind == "error" and not (data and "cards" in data):
             data = dict(data or {})
             data["cards"] = cards_for_error_event(message, data, context)
+            if not data["cards"]:
+                from app.triage.templates import template_for
+
+                key, template = template_for(message)
+                data["template"] = {"key": key, "text": template}
         out.append((ts, kind, message, data))
     return out
+
+
+def unknown_groups(session: Session, principal: Principal, max_events: int = 5000) -> UnknownGroups:
+    """The recent errors no signature knows, grouped by mined template (Drain3) across jobs and
+    hosts, the most frequent first: the same new failure is one group with a count."""
+    from app.triage.templates import UnknownGrouper
+
+    q = (
+        select(Event.job_id, Event.host_index, Event.ts, Event.message, Event.data, Job.name)
+        .join(Job, Job.id == Event.job_id)
+        .where(Event.kind == "error")
+        .order_by(Event.id.desc())
+        .limit(max_events)
+    )
+    if principal.project_id is not None:
+        q = q.where(Job.project_id == principal.project_id)
+    grouper = UnknownGrouper()
+    seen: dict[str, dict] = {}
+    for job_id, host, ts, message, data, name in session.execute(q):
+        if (data or {}).get("cards"):
+            continue
+        group = grouper.add(message, source=f"{job_id}/{host}")
+        info = seen.setdefault(group.key, {"jobs": {}, "last_seen": ts})
+        info["jobs"][job_id] = name
+        info["last_seen"] = max(info["last_seen"], ts)
+    groups = [
+        UnknownGroup(
+            key=g.key,
+            template=g.template,
+            count=g.count,
+            hosts=len(g.sources),
+            jobs=[{"id": j, "name": n} for j, n in sorted(seen[g.key]["jobs"].items())],
+            last_seen=seen[g.key]["last_seen"],
+            example=g.example,
+        )
+        for g in grouper.groups()
+    ]
+    return UnknownGroups(groups=groups)

@@ -60,3 +60,36 @@ def test_triage_page_shows_cards_and_keeps_pasted_html_inert(tmp_path, database_
     assert "Ran out of memory in memory space hbm" in page.text
     assert "<script>alert(1)</script>" not in page.text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
+
+
+def test_the_same_unknown_error_on_several_hosts_and_jobs_is_one_group(live_server, sessions):
+    token = make_token(sessions)
+    with api(live_server.url, token) as c:
+        for i, (run, host) in enumerate([("a", 0), ("a", 1), ("b", 0)]):
+            msg = (
+                'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\n'
+                f"FrobnicatorError: shard {17 + i} lost its lease after {90 + i} s"
+            )
+            c.post(
+                "/api/v1/ingest",
+                json={
+                    "stream": f"s{i}",
+                    "seq": 0,
+                    "run": {"run_id": run, "job": f"job-{run}", "host": host},
+                    "events": [[1_700_000_000.0 + i, "error", msg, None]],
+                },
+            )
+        c.post(
+            "/api/v1/ingest",
+            json={
+                "stream": "s9",
+                "seq": 0,
+                "run": {"run_id": "c", "job": "job-c"},
+                "events": [[1_700_000_100.0, "error", "QuuxError: the widget melted", None]],
+            },
+        )
+        groups = c.get("/api/v1/triage/unknown").json()["groups"]
+    assert groups[0]["count"] == 3 and groups[0]["hosts"] == 3
+    assert [j["name"] for j in groups[0]["jobs"]] == ["job-a", "job-b"]
+    assert "FrobnicatorError" in groups[0]["template"]
+    assert groups[1]["count"] == 1
