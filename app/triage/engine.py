@@ -191,12 +191,16 @@ class Classifier:
                 e = len(block)
             lineno += block.count("\n", last, s)
             last = s
-            self._examine(block[s:e], lineno + 1)
+            hit = self._examine(block[s:e], lineno + 1)
+            if hit is not None and len(hit.lines) < _LINES_KEPT and e < len(block):
+                # Details often continue on the next line ("[[{{node ...}}]]", HBM breakdowns).
+                after = find("\n", e + 1)
+                hit.lines.append(block[e + 1 : after if after != -1 else len(block)])
             m = search(block, e)
         self.lines_seen = base + block.count("\n")
         self.bytes_seen += len(block)
 
-    def _examine(self, line: str, lineno: int) -> None:
+    def _examine(self, line: str, lineno: int) -> _Hit | None:
         weight = self.assembler.observe(line, lineno)
         best: tuple[float, str, int, Signature, int] | None = None
         seen: set[tuple[str, int]] = set()
@@ -210,10 +214,9 @@ class Classifier:
                 m = signature.pattern.search(line)
                 if m and (best is None or signature.weight > best[3].weight):
                     best = (signature.weight * weight, cat_id, number, signature, m.start())
-        if best is not None:
-            self._record(line, lineno, *best)
+        return self._record(line, lineno, *best) if best is not None else None
 
-    def _record(self, line, lineno, score, cat_id, number, signature, at) -> None:
+    def _record(self, line, lineno, score, cat_id, number, signature, at) -> _Hit:
         hit = self._hits.get(cat_id)
         evidence = _quote(line, at)
         if hit is None:
@@ -230,6 +233,7 @@ class Classifier:
         hit.signatures.add(number)
         if len(hit.lines) < _LINES_KEPT:
             hit.lines.append(line)
+        return hit
 
     # -- cards -------------------------------------------------------------------------------
     @staticmethod
