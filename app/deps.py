@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from sqlalchemy.orm import Session
 
+from app.db import transaction
 from app.models import Job
 from app.settings import Settings
 from app.tokens.service import Principal, authenticate
@@ -22,15 +23,8 @@ def get_settings(request: Request) -> Settings:
 
 
 def get_session(request: Request) -> Iterator[Session]:
-    session = request.app.state.sessions()
-    try:
+    with transaction(request.app.state.sessions) as session:
         yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -28,3 +28,11 @@ def jobs(client: httpx.Client) -> list[dict]:
     resp = client.get("/api/v1/jobs")
     resp.raise_for_status()
     return resp.json()["jobs"]
+
+
+def wait_for_job(client: httpx.Client, name: str, status: str | None = None, timeout: float = 20.0) -> dict:
+    """The job called ``name`` once it shows up (with ``status``, when given)."""
+    return wait_until(
+        lambda: next((j for j in jobs(client) if j["name"] == name and status in (None, j["status"])), None),
+        timeout=timeout,
+    )

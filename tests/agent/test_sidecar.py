@@ -8,7 +8,7 @@ import textwrap
 import time
 
 from tests.conftest import make_token
-from tests.helpers import api, jobs, wait_until
+from tests.helpers import api, jobs, wait_for_job
 
 
 def sidecar(server, token, job, script, tmp_path, *extra, **popen):
@@ -57,11 +57,7 @@ def test_2000_steps_under_the_sidecar_arrive_and_the_job_succeeds(live_server, s
     assert proc.returncode == 0, err
     assert out == b"trained\n"
     with api(live_server.url, token) as c:
-        job = wait_until(
-            lambda: next(
-                (j for j in jobs(c) if j["name"] == "steps2000" and j["status"] == "succeeded"), None
-            )
-        )
+        job = wait_for_job(c, "steps2000", "succeeded")
     assert job["steps"] == 2000
     assert job["last_step"] == 2000
     assert job["hosts"] == 1
@@ -85,9 +81,7 @@ def test_a_command_that_raises_fails_the_job_with_its_traceback(live_server, ses
     assert proc.returncode == 1
     assert b"FileNotFoundError: gs://bucket/missing.tfrecord" in err  # passed through unchanged
     with api(live_server.url, token) as c:
-        job = wait_until(
-            lambda: next((j for j in jobs(c) if j["name"] == "raiser" and j["status"] == "failed"), None)
-        )
+        job = wait_for_job(c, "raiser", "failed")
         events = c.get(f"/api/v1/jobs/{job['id']}/events").json()["events"]
     errors = [e for e in events if e["kind"] == "error"]
     assert len(errors) == 1
@@ -147,9 +141,7 @@ def test_sigterm_is_forwarded_to_the_child(live_server, sessions, spool_dir, tmp
     assert marker.read_text() == "yes"
     assert proc.returncode == 143
     with api(live_server.url, token) as c:
-        job = wait_until(
-            lambda: next((j for j in jobs(c) if j["name"] == "termed" and j["status"] == "failed"), None)
-        )
+        job = wait_for_job(c, "termed", "failed")
     assert job["exit_code"] == 143
 
 
@@ -161,9 +153,7 @@ def test_a_child_killed_by_a_signal_is_reported_with_the_signal(live_server, ses
     proc.communicate(timeout=60)
     assert proc.returncode == 128 + signal.SIGKILL
     with api(live_server.url, token) as c:
-        job = wait_until(
-            lambda: next((j for j in jobs(c) if j["name"] == "killed" and j["status"] == "failed"), None)
-        )
+        job = wait_for_job(c, "killed", "failed")
     assert job["exit_signal"] == "SIGKILL"
 
 
@@ -173,7 +163,7 @@ def test_heartbeats_keep_a_quiet_job_alive(live_server, sessions, spool_dir, tmp
         live_server.url, token, "quiet", "import time; time.sleep(5)", tmp_path, "--heartbeat", "0.5"
     )
     with api(live_server.url, token) as c:
-        first = wait_until(lambda: next((j for j in jobs(c) if j["name"] == "quiet"), None))
+        first = wait_for_job(c, "quiet")
         time.sleep(1.5)
         later = next(j for j in jobs(c) if j["name"] == "quiet")
     proc.communicate(timeout=60)
@@ -208,15 +198,21 @@ def test_unknown_command_exits_127_with_a_clear_message(live_server, sessions, s
 
 def test_steps_before_an_uncaught_exception_are_not_lost(live_server, sessions, spool_dir, tmp_path):
     token = make_token(sessions)
-    proc = sidecar(live_server.url, token, "dies", """
+    proc = sidecar(
+        live_server.url,
+        token,
+        "dies",
+        """
         import agent
         mon = agent.init()
         for i in range(300):
             with mon.step():
                 pass
         raise RuntimeError("no close() was called")
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     proc.communicate(timeout=60)
     with api(live_server.url, token) as c:
-        job = wait_until(lambda: next((j for j in jobs(c) if j["name"] == "dies" and j["status"] == "failed"), None))
+        job = wait_for_job(c, "dies", "failed")
     assert job["steps"] == 300
