@@ -41,20 +41,28 @@ def make_log(target_bytes: int, seed: int = 7) -> str:
         step += 1
         r = rnd.random()
         if r < 0.45:
-            line = (f"I0315 10:{step // 60 % 60:02d}:{step % 60:02d}.{rnd.randrange(10**6):06d} "
-                    f"140542806840704 train.py:{rnd.randrange(90, 400)}] step {step} "
-                    f"loss={rnd.random() * 4:.4f} lr={3e-4:.2e} grad_norm={rnd.random():.3f} "
-                    f"tokens/s={rnd.randrange(30000, 50000)}\n")
+            line = (
+                f"I0315 10:{step // 60 % 60:02d}:{step % 60:02d}.{rnd.randrange(10**6):06d} "
+                f"140542806840704 train.py:{rnd.randrange(90, 400)}] step {step} "
+                f"loss={rnd.random() * 4:.4f} lr={3e-4:.2e} grad_norm={rnd.random():.3f} "
+                f"tokens/s={rnd.randrange(30000, 50000)}\n"
+            )
         elif r < 0.75:
-            line = (f"{step % 1000}/1000 [==============================] - 59s 73ms/step - "
-                    f"loss: {rnd.random():.4f} - accuracy: {rnd.random():.4f}\n")
+            line = (
+                f"{step % 1000}/1000 [==============================] - 59s 73ms/step - "
+                f"loss: {rnd.random():.4f} - accuracy: {rnd.random():.4f}\n"
+            )
         elif r < 0.9:
-            line = (f"INFO:tensorflow:global_step/sec: {rnd.random() * 3:.4f} examples/sec: "
-                    f"{rnd.random() * 900:.1f}\n")
+            line = (
+                f"INFO:tensorflow:global_step/sec: {rnd.random() * 3:.4f} examples/sec: "
+                f"{rnd.random() * 900:.1f}\n"
+            )
         elif r < 0.99995:
-            line = (f"[2024-03-15 10:00:{step % 60:02d},{rnd.randrange(1000):03d}] {{metrics}} "
-                    f"epoch={step // 5000} step={step} eval_accuracy={rnd.random():.4f} "
-                    f"host=t1v-n-{rnd.randrange(8)}-w-0 hbm_used_gb={rnd.random() * 16:.2f}\n")
+            line = (
+                f"[2024-03-15 10:00:{step % 60:02d},{rnd.randrange(1000):03d}] {{metrics}} "
+                f"epoch={step // 5000} step={step} eval_accuracy={rnd.random():.4f} "
+                f"host=t1v-n-{rnd.randrange(8)}-w-0 hbm_used_gb={rnd.random() * 16:.2f}\n"
+            )
         else:
             line = rnd.choice(_ERRORS)
         parts.append(line)
@@ -91,8 +99,7 @@ def accuracy(path: Path) -> None:
             named += 1
             named_right += pred == row["label"]
     for label in sorted(total):
-        print(f"triage_accuracy_{label}={ok[label] / total[label]:.3f} "
-              f"({ok[label]}/{total[label]})")
+        print(f"triage_accuracy_{label}={ok[label] / total[label]:.3f} ({ok[label]}/{total[label]})")
     print(f"triage_accuracy={sum(ok.values()) / len(rows):.3f}")
     print(f"triage_named_precision={named_right / named if named else 0.0:.3f}")
 

@@ -18,8 +18,7 @@ import re
 from dataclasses import dataclass
 
 # Anchors the engine must route to the assembler even when no signature wants the line.
-ANCHORS = ("Traceback", 'File "', "File ~", "ipython-input", "Cell In[", "xception", "rror",
-           "Reraising")
+ANCHORS = ("Traceback", 'File "', "File ~", "ipython-input", "Cell In[", "xception", "rror", "Reraising")
 
 _PREFIXES = (
     # glog / absl: I0403 09:00:11.077040 140542806840704 multi_init.py:172]
@@ -44,8 +43,18 @@ _FRAME_PATTERNS = (
     re.compile(r"^\s*Cell (In\[\d+\]), line (\d+)()"),
     re.compile(r"^\s*(<ipython-input-[\w-]+>) in (\S+)()"),
 )
-_LIBRARY_MARKERS = ("site-packages", "dist-packages", "/lib/python", "<frozen", "importlib",
-                    "/usr/lib/", "runpy.py", "threading.py", "/absl/", "bazel-out")
+_LIBRARY_MARKERS = (
+    "site-packages",
+    "dist-packages",
+    "/lib/python",
+    "<frozen",
+    "importlib",
+    "/usr/lib/",
+    "runpy.py",
+    "threading.py",
+    "/absl/",
+    "bazel-out",
+)
 _NOT_ERRORS = ("SimplifiedTraceback",)
 _RETRY = re.compile(r"maybe retrying|[Rr]etrying|will retry|[Rr]etry(?:ing)? in ")
 _MAX_FRAMES = 64
@@ -72,7 +81,7 @@ def strip_prefix(line: str) -> tuple[str, str]:
     for pattern in _PREFIXES:
         m = pattern.match(line)
         if m:
-            return _LEVELS.get(m.group(1), m.group(1)[:1] if m.group(1) else ""), line[m.end():]
+            return _LEVELS.get(m.group(1), m.group(1)[:1] if m.group(1) else ""), line[m.end() :]
     return "", line
 
 
@@ -150,16 +159,15 @@ class Assembler:
             return
         m = _EXC.match(message)
         if m and not any(n in m.group(1) for n in _NOT_ERRORS):
-            self.events.append(ErrorEvent("exception", lineno, message.strip()[:500], m.group(1),
-                                          self._user_frame))
+            self.events.append(
+                ErrorEvent("exception", lineno, message.strip()[:500], m.group(1), self._user_frame)
+            )
             # Frames printed after an exception belong to a new section ("The op is created at").
             self._frames.clear()
             return
         m = _RECORDED.search(message)
         if m:
-            self.events.append(ErrorEvent("recorded", lineno, m.group(2)[:500], m.group(1),
-                                          self._user_frame))
+            self.events.append(ErrorEvent("recorded", lineno, m.group(2)[:500], m.group(1), self._user_frame))
             return
         if level in ("E", "F"):
-            self.events.append(ErrorEvent("glog", lineno, message.strip()[:500], level,
-                                          self._user_frame))
+            self.events.append(ErrorEvent("glog", lineno, message.strip()[:500], level, self._user_frame))

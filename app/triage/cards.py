@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # Keys of Card.to_dict(), in the order the CLI and the API print them.
-CARD_KEYS = ("category", "subtype", "title", "confidence", "evidence", "line", "explanation",
-             "fixes")
+CARD_KEYS = ("category", "subtype", "title", "confidence", "evidence", "line", "explanation", "fixes")
 
 
 @dataclass

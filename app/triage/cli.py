@@ -14,8 +14,7 @@ import sys
 import time
 
 _READ = 1 << 20
-_JSON_KEYS = ("category", "subtype", "title", "confidence", "evidence", "line", "explanation",
-              "fixes")
+_JSON_KEYS = ("category", "subtype", "title", "confidence", "evidence", "line", "explanation", "fixes")
 
 
 def register(subparsers) -> None:
@@ -26,8 +25,9 @@ def register(subparsers) -> None:
         "line that shows it, and what to try first. Reads '-' as standard input.",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="log file, or - for stdin")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object per file and line, in order")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object per file and line, in order"
+    )
     parser.set_defaults(func=run)
 
 
@@ -49,8 +49,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         cards = classifier.cards()
         if args.json:
-            _emit({"file": name, "cards": [{k: c.to_dict()[k] for k in _JSON_KEYS}
-                                           for c in cards]})
+            _emit({"file": name, "cards": [{k: c.to_dict()[k] for k in _JSON_KEYS} for c in cards]})
         else:
             print(_human(name, cards, classifier))
     return status
@@ -92,8 +91,10 @@ def _human(name: str, cards, classifier) -> str:
         event = classifier.root_event()
         if event:
             out.append(f"  line {event.line}: {event.text[:300]}")
-            out.append("  Read the first error (above), not the last; group it with "
-                       "similar errors in the server's triage view.")
+            out.append(
+                "  Read the first error (above), not the last; group it with "
+                "similar errors in the server's triage view."
+            )
         return "\n".join(out)
     for number, card in enumerate(cards):
         head = "" if number == 0 else "also: "

@@ -30,12 +30,51 @@ _LINES_KEPT = 16
 # Short substrings that cover most anchors (see _Index). Every line holding one is looked at on
 # its own, so they must be rare in ordinary training output; and they mostly start with an uncommon
 # character, because the scanning regex is fastest when few characters can begin a match.
-SCAN_KEYS = ("rror", "RROR", "xception", "Fail", "fail", "upport", "Memory", "memory", "xhaust",
-             "XHAUST", "vailable", "VAILABLE", "Deadline", "DEADLINE", "NaN", "OOM", "Compil",
-             "compil", "Connect", "connect", "File ", "Traceback", "heckpoint", "ckpt", "Strateg",
-             "strateg", "ynamic", "Concret", "concret", "preempt", "Preempt", "End of seq",
-             "Ran out of", "ran out of", "Invalid", "Permission", "permission", "fixed size",
-             "OpKernel", "lame worker", "storage.objects", "Cell In[", "<ipython-input")
+SCAN_KEYS = (
+    "rror",
+    "RROR",
+    "xception",
+    "Fail",
+    "fail",
+    "upport",
+    "Memory",
+    "memory",
+    "xhaust",
+    "XHAUST",
+    "vailable",
+    "VAILABLE",
+    "Deadline",
+    "DEADLINE",
+    "NaN",
+    "OOM",
+    "Compil",
+    "compil",
+    "Connect",
+    "connect",
+    "File ",
+    "Traceback",
+    "heckpoint",
+    "ckpt",
+    "Strateg",
+    "strateg",
+    "ynamic",
+    "Concret",
+    "concret",
+    "preempt",
+    "Preempt",
+    "End of seq",
+    "Ran out of",
+    "ran out of",
+    "Invalid",
+    "Permission",
+    "permission",
+    "fixed size",
+    "OpKernel",
+    "lame worker",
+    "storage.objects",
+    "Cell In[",
+    "<ipython-input",
+)
 
 
 def _trie_regex(words: list[str]) -> str:
@@ -220,8 +259,9 @@ class Classifier:
         hit = self._hits.get(cat_id)
         evidence = _quote(line, at)
         if hit is None:
-            hit = self._hits[cat_id] = _Hit(score, lineno, evidence, signature.subtype,
-                                            self.assembler.user_frame)
+            hit = self._hits[cat_id] = _Hit(
+                score, lineno, evidence, signature.subtype, self.assembler.user_frame
+            )
         else:
             hit.count += 1
             if score > hit.score:
@@ -283,8 +323,11 @@ def _tailor(category: str, facts: dict, fixes: list[str], context: Mapping) -> N
     if category == "oom" and context.get("hbm_limit") and "hbm_limit" not in facts:
         facts["hbm_limit"] = context["hbm_limit"]
     if category == "dynamic_shape" and isinstance(batch, int) and batch > 0:
-        fixes.insert(0, f"Batch with dataset.batch({batch}, drop_remainder=True) so the last "
-                        f"partial batch never reaches the TPU.")
+        fixes.insert(
+            0,
+            f"Batch with dataset.batch({batch}, drop_remainder=True) so the last "
+            f"partial batch never reaches the TPU.",
+        )
 
 
 def classify_text(text: str, context: Mapping | None = None) -> list[Card]:

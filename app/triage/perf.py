@@ -63,8 +63,9 @@ def perf_cards(metrics: JobMetrics | Mapping) -> list[Card]:
 
 
 def _card(subtype, title, confidence, evidence, explanation, fixes, facts) -> Card:
-    return Card(CATEGORY, subtype, title, round(confidence, 2), evidence, None, explanation,
-                list(fixes), facts)
+    return Card(
+        CATEGORY, subtype, title, round(confidence, 2), evidence, None, explanation, list(fixes), facts
+    )
 
 
 def input_bound(m: JobMetrics) -> Card | None:
@@ -159,9 +160,9 @@ def layer_padding(m: JobMetrics) -> Card | None:
         "128 is padded up and the padding is wasted work.",
         (
             "Round feature sizes up to multiples of 128: "
-            + ", ".join(f"{w} -> {s}" for w, s in list(suggest.items())[:6]) + ".",
-            "Prefer fewer wide layers to many narrow ones; dense layers of 512 and more keep "
-            "the MXU busy.",
+            + ", ".join(f"{w} -> {s}" for w, s in list(suggest.items())[:6])
+            + ".",
+            "Prefer fewer wide layers to many narrow ones; dense layers of 512 and more keep the MXU busy.",
         ),
         {"widths": odd, "suggested": suggest},
     )
@@ -183,8 +184,7 @@ def slow_first_step(m: JobMetrics) -> Card | None:
         (
             "Enable the persistent compilation cache (jax.config.update("
             "'jax_compilation_cache_dir', ...)) so restarts skip the compile.",
-            "Keep the program small to compile: scan over repeated layers instead of unrolling "
-            "them.",
+            "Keep the program small to compile: scan over repeated layers instead of unrolling them.",
         ),
         {"first_step_s": first, "median_step_s": rest},
     )

@@ -57,7 +57,7 @@ def error_line(text: str) -> str:
         assembler.observe(line, number)
     event = assembler.root_event()
     if event is not None:
-        return (f"{event.exc_type}: {event.text}" if event.kind == "recorded" else event.text)
+        return f"{event.exc_type}: {event.text}" if event.kind == "recorded" else event.text
     for line in reversed(lines):
         if line.strip():
             return line.strip()

@@ -5,11 +5,12 @@ engine has to find the error rather than be handed it.
 """
 
 STEPS = "".join(
-    f"I0221 11:59:{i:02d}.000000 140001 train.py:210] step {i} loss={2.5 - i / 100:.3f}\n"
-    for i in range(20)
+    f"I0221 11:59:{i:02d}.000000 140001 train.py:210] step {i} loss={2.5 - i / 100:.3f}\n" for i in range(20)
 )
 
-OOM_JAX = STEPS + """\
+OOM_JAX = (
+    STEPS
+    + """\
 Traceback (most recent call last):
   File "/home/me/proj/train.py", line 141, in <module>
     state, metrics = p_train_step(state, batch)
@@ -18,14 +19,18 @@ Traceback (most recent call last):
 jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran \
 out of memory in memory space hbm. Used 18.31G of 15.48G hbm. Exceeded hbm capacity by 2.83G.
 """
+)
 
-OOM_TF_RUNTIME = STEPS + """\
+OOM_TF_RUNTIME = (
+    STEPS
+    + """\
 2024-02-21 12:00:01.000000: W tensorflow/core/framework/op_kernel.cc:1830] OP_REQUIRES failed at \
 tpu_execute_op.cc:266 : RESOURCE_EXHAUSTED: Attempting to reserve 5.10G at the bottom of memory. \
 That was not possible. There are 3.20G free, 0B reserved, and 3.20G reservable.
 tensorflow.python.framework.errors_impl.ResourceExhaustedError: Attempting to reserve 5.10G at the \
 bottom of memory. That was not possible. There are 3.20G free, 0B reserved, and 3.20G reservable.
 """
+)
 
 DYNAMIC_TF = """\
 Traceback (most recent call last):
@@ -63,21 +68,27 @@ UNSUPPORTED_DTYPE_JAX = """\
 jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: Element type F64 is not supported on TPU.
 """
 
-CONNECTION_TF = STEPS + """\
+CONNECTION_TF = (
+    STEPS
+    + """\
 2024-02-21 12:00:05.000000: W tensorflow/core/distributed_runtime/rpc/grpc_remote_master.cc:157] \
 RPC failed with status = "Unavailable: Socket closed" and grpc_error_string = \
 "{"description":"Error received from peer ipv4:10.128.0.7:8470","grpc_message":"Socket closed",\
 "grpc_status":14}", maybe retrying the RPC
 tensorflow.python.framework.errors_impl.UnavailableError: Socket closed
 """
+)
 
-CONNECTION_JAX = STEPS + """\
+CONNECTION_JAX = (
+    STEPS
+    + """\
 E0221 12:00:09.000000 140001 coordination_service_agent.cc:332] Polled an error from coordination \
 service (this can be an error from this or another task).
 2024-02-21 12:00:09.000000: E external/xla/xla/tsl/distributed_runtime/coordination/\
 coordination_service.cc:1063] /job:jax_worker/replica:0/task:3 has been set to ERROR in \
 coordination service: UNAVAILABLE: Task /job:jax_worker/replica:0/task:3 heartbeat timeout.
 """
+)
 
 LOCAL_FS = """\
 INFO:tensorflow:Calling model_fn.
@@ -94,13 +105,16 @@ ValueError: Trying to create optimizer slot variable under the scope for tf.dist
 from the scope used for the original variable (<tf.Variable 'dense/kernel:0' shape=(768, 2)>).
 """
 
-INPUT = STEPS + """\
+INPUT = (
+    STEPS
+    + """\
 Traceback (most recent call last):
   File "/home/me/train.py", line 120, in train_loop
     batch = next(iterator)
 tensorflow.python.framework.errors_impl.OutOfRangeError: End of sequence
 \t [[{{node IteratorGetNext}}]]
 """
+)
 
 CHECKPOINT = """\
 I0221 12:00:00.000000 140001 checkpoints.py:540] Saving checkpoint at step 5000
@@ -124,11 +138,14 @@ jaxlib.xla_extension.XlaRuntimeError: INTERNAL: RET_CHECK failure (xla/service/s
 spmd_partitioner.cc:1200) sharding.IsTileMaximal()
 """
 
-NAN_TF = STEPS + """\
+NAN_TF = (
+    STEPS
+    + """\
 tensorflow.python.framework.errors_impl.InvalidArgumentError: Loss became invalid : Tensor had NaN \
 values
 \t [[{{node CheckNumerics}}]]
 """
+)
 
 NAN_KERAS = """\
 812/1000 [=======================>......] - ETA: 3s - loss: 0.4123

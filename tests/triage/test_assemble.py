@@ -15,9 +15,10 @@ def _feed(text: str) -> Assembler:
 def test_strip_prefix_knows_glog_tf_cpp_and_python_logging():
     assert strip_prefix("E0221 12:00:00.000000 1234 client.cc:80] boom") == ("E", "boom")
     assert strip_prefix("F0221 12:00:00.000000  77 client.h:80] dead") == ("F", "dead")
-    assert strip_prefix(
-        "2024-02-21 12:00:00.123456: W tensorflow/core/x.cc:157] RPC failed"
-    ) == ("W", "RPC failed")
+    assert strip_prefix("2024-02-21 12:00:00.123456: W tensorflow/core/x.cc:157] RPC failed") == (
+        "W",
+        "RPC failed",
+    )
     assert strip_prefix("ERROR:absl:bad thing") == ("E", "bad thing")
     assert strip_prefix("plain text") == ("", "plain text")
 

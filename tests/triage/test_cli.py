@@ -17,8 +17,7 @@ def _run(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
 
 def test_json_is_one_object_per_file_in_order(tmp_path):
     files = []
-    for name, text in (("oom.log", logs.OOM_JAX), ("unknown.log", logs.UNKNOWN),
-                       ("fs.log", logs.LOCAL_FS)):
+    for name, text in (("oom.log", logs.OOM_JAX), ("unknown.log", logs.UNKNOWN), ("fs.log", logs.LOCAL_FS)):
         path = tmp_path / name
         path.write_text(text)
         files.append(str(path))
@@ -28,10 +27,21 @@ def test_json_is_one_object_per_file_in_order(tmp_path):
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["file"] for r in rows] == files
     assert [r["cards"][0]["category"] if r["cards"] else "unknown" for r in rows] == [
-        "oom", "unknown", "local_filesystem"]
+        "oom",
+        "unknown",
+        "local_filesystem",
+    ]
     card = rows[0]["cards"][0]
-    assert list(card) == ["category", "subtype", "title", "confidence", "evidence", "line",
-                          "explanation", "fixes"]
+    assert list(card) == [
+        "category",
+        "subtype",
+        "title",
+        "confidence",
+        "evidence",
+        "line",
+        "explanation",
+        "fixes",
+    ]
     assert card["line"] == 26
     assert "Ran out of memory in memory space hbm" in card["evidence"]
     assert isinstance(card["fixes"], list) and card["fixes"]
@@ -93,6 +103,7 @@ def test_large_log_streams_with_no_progress_when_stderr_is_not_a_terminal(tmp_pa
 
 
 def test_help_lists_triage():
-    proc = subprocess.run([sys.executable, "-m", "app.cli", "--help"], capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "app.cli", "--help"], capture_output=True, text=True, timeout=60
+    )
     assert "triage" in proc.stdout

@@ -10,8 +10,9 @@ from app.triage.knowledge import CATEGORIES
 from . import logs
 
 
-@pytest.mark.parametrize(("text", "category", "quote"), logs.CASES,
-                         ids=[f"{c}-{i}" for i, (_, c, _) in enumerate(logs.CASES)])
+@pytest.mark.parametrize(
+    ("text", "category", "quote"), logs.CASES, ids=[f"{c}-{i}" for i, (_, c, _) in enumerate(logs.CASES)]
+)
 def test_each_category_is_recognised_with_its_evidence_line(text, category, quote):
     cards = classify_text(text)
     assert cards, "expected a card"
@@ -229,7 +230,23 @@ def test_every_signature_anchor_is_reachable_by_the_scan():
 def test_card_to_dict_has_the_wire_keys():
     card = classify_text(logs.INPUT)[0]
     data = card.to_dict()
-    assert list(data)[:8] == ["category", "subtype", "title", "confidence", "evidence", "line",
-                              "explanation", "fixes"]
+    assert list(data)[:8] == [
+        "category",
+        "subtype",
+        "title",
+        "confidence",
+        "evidence",
+        "line",
+        "explanation",
+        "fixes",
+    ]
     assert data["facts"]["node"] == "IteratorGetNext"
     assert "facts" not in card.to_dict(facts=False)
+
+
+def test_resource_exhausted_that_is_not_memory_is_not_an_oom():
+    grpc_limit = (
+        "grpc._channel._InactiveRpcError: status = StatusCode.RESOURCE_EXHAUSTED "
+        'details = "Received message larger than max (8388700 vs. 4194304)"\n'
+    )
+    assert [c.category for c in classify_text(grpc_limit)] == []

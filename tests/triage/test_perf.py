@@ -65,10 +65,12 @@ def test_one_host_slower_than_the_rest():
 
 
 def test_cards_are_ordered_by_confidence():
-    cards = perf_cards({
-        "step_times": [30.0] + [1.0] * 20,
-        "input_waits": [0.0] + [0.5] * 20,
-        "layer_widths": [100],
-    })
+    cards = perf_cards(
+        {
+            "step_times": [30.0] + [1.0] * 20,
+            "input_waits": [0.0] + [0.5] * 20,
+            "layer_widths": [100],
+        }
+    )
     assert _subtypes(cards) == ["input_bound", "layer_padding", "slow_first_step"]
     assert [c.confidence for c in cards] == sorted((c.confidence for c in cards), reverse=True)

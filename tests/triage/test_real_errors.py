@@ -28,33 +28,56 @@ s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.clos
 
 # name -> (needs, expected category, program)
 SCENARIOS = {
-    "tf_oom": ("tensorflow", "oom", """
+    "tf_oom": (
+        "tensorflow",
+        "oom",
+        """
         import tensorflow as tf
         tf.zeros([2**40])
-    """),
-    "jax_oom": ("jax", "oom", """
+    """,
+    ),
+    "jax_oom": (
+        "jax",
+        "oom",
+        """
         import jax.numpy as jnp
         jnp.zeros((2**40,), dtype=jnp.float32).block_until_ready()
-    """),
-    "tf_unsupported_op": ("tensorflow", "unsupported_op", """
+    """,
+    ),
+    "tf_unsupported_op": (
+        "tensorflow",
+        "unsupported_op",
+        """
         import tensorflow as tf
         @tf.function(jit_compile=True)
         def step(x):
             return tf.strings.as_string(x)
         step(tf.constant([1.0, 2.0]))
-    """),
-    "tf_nan": ("tensorflow", "nan_inf", """
+    """,
+    ),
+    "tf_nan": (
+        "tensorflow",
+        "nan_inf",
+        """
         import tensorflow as tf
         loss = tf.constant([0.5, float("nan")])
         tf.debugging.check_numerics(loss, "loss is not finite")
-    """),
-    "tf_exhausted_dataset": ("tensorflow", "input_pipeline", """
+    """,
+    ),
+    "tf_exhausted_dataset": (
+        "tensorflow",
+        "input_pipeline",
+        """
         import tensorflow as tf
         it = iter(tf.data.Dataset.range(3).batch(2))
         for _ in range(3):
             it.get_next()
-    """),
-    "keras_other_strategy": ("tensorflow", "strategy_scope", """
+    """,
+    ),
+    "keras_other_strategy": (
+        "tensorflow",
+        "strategy_scope",
+        """
         import numpy as np
         import tensorflow as tf
         first = tf.distribute.MirroredStrategy(["/cpu:0"])
@@ -64,25 +87,40 @@ SCENARIOS = {
         with second.scope():
             model.compile(optimizer="adam", loss="mse")
         model.fit(np.zeros((8, 4)), np.zeros((8, 2)), epochs=1, verbose=0)
-    """),
-    "tf_variable_outside_scope": ("tensorflow", "strategy_scope", """
+    """,
+    ),
+    "tf_variable_outside_scope": (
+        "tensorflow",
+        "strategy_scope",
+        """
         import tensorflow as tf
         weights = tf.Variable(1.0)  # made outside the strategy's scope
         strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
         with strategy.scope():
             optimizer = tf.keras.optimizers.Adam()
             optimizer.build([weights])
-    """),
-    "jax_dead_coordinator": ("jax", "connection_loss", _FREE_PORT + textwrap.dedent("""
+    """,
+    ),
+    "jax_dead_coordinator": (
+        "jax",
+        "connection_loss",
+        _FREE_PORT
+        + textwrap.dedent("""
         import jax
         jax.distributed.initialize(coordinator_address=f"127.0.0.1:{port}", num_processes=2,
                                    process_id=1, initialization_timeout=3)
-    """)),
-    "grpc_dead_peer": ("grpc", "connection_loss", _FREE_PORT + textwrap.dedent("""
+    """),
+    ),
+    "grpc_dead_peer": (
+        "grpc",
+        "connection_loss",
+        _FREE_PORT
+        + textwrap.dedent("""
         import grpc
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         channel.unary_unary("/tensorflow.CoordinationService/Heartbeat")(b"", timeout=5)
-    """)),
+    """),
+    ),
 }
 _AVAILABLE = {"tensorflow": HAS_TF, "jax": HAS_JAX, "grpc": HAS_GRPC}
 
@@ -92,8 +130,13 @@ def outputs() -> dict[str, str]:
     """Start every runnable scenario at once; return each one's stderr."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1", JAX_PLATFORMS="cpu", CUDA_VISIBLE_DEVICES="")
     procs = {
-        name: subprocess.Popen([sys.executable, "-c", textwrap.dedent(program)], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        name: subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(program)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for name, (needs, _, program) in SCENARIOS.items()
         if _AVAILABLE[needs]
     }

@@ -31,11 +31,7 @@ def test_error_line_is_the_root_exception_of_a_log():
 
 
 def test_template_for_masks_numbers_paths_and_addresses():
-    key, template = template_for(
-        "OSError: cannot open /data/shard-00017.rec on 10.0.0.12:8470 after 3 tries"
-    )
+    key, template = template_for("OSError: cannot open /data/shard-00017.rec on 10.0.0.12:8470 after 3 tries")
     assert template == "OSError: cannot open <PATH> on <IP> after <NUM> tries"
-    key2, _ = template_for(
-        "OSError: cannot open /data/shard-00099.rec on 10.0.0.99:8470 after 5 tries"
-    )
+    key2, _ = template_for("OSError: cannot open /data/shard-00099.rec on 10.0.0.99:8470 after 5 tries")
     assert key == key2 and len(key) == 12

@@ -79,35 +79,61 @@ OOM = Category(
     signatures=(
         sig(r"memory space hbm", 0.97, "memory space hbm", subtype="hbm"),
         sig(r"\bE1000\b|CompileTimeHbmOom", 0.97, "E1000", "CompileTimeHbmOom", subtype="hbm"),
-        sig(r"Aborting compilation early because it's unlikely to have enough memory", 0.96,
-            "enough memory", subtype="hbm"),
-        sig(r"\bE1002\b|Hbm usage:? .* exceeding available", 0.95, "E1002", "Hbm usage",
-            subtype="hbm"),
+        sig(
+            r"Aborting compilation early because it's unlikely to have enough memory",
+            0.96,
+            "enough memory",
+            subtype="hbm",
+        ),
+        sig(r"\bE1002\b|Hbm usage:? .* exceeding available", 0.95, "E1002", "Hbm usage", subtype="hbm"),
         sig(r"\bE010[01]\b", 0.95, "E010", subtype="runtime_allocation"),
-        sig(r"Attempting to (?:reserve|allocate) \S+.{0,40}That was not possible", 0.95,
-            "That was not possible", subtype="runtime_allocation"),
-        sig(r"RuntimeBufferAllocationFailure|Error allocating device buffer", 0.93,
-            "AllocationFailure", "device buffer", subtype="runtime_allocation"),
+        sig(
+            r"Attempting to (?:reserve|allocate) \S+.{0,40}That was not possible",
+            0.95,
+            "That was not possible",
+            subtype="runtime_allocation",
+        ),
+        sig(
+            r"RuntimeBufferAllocationFailure|Error allocating device buffer",
+            0.93,
+            "AllocationFailure",
+            "device buffer",
+            subtype="runtime_allocation",
+        ),
         sig(r"\bOOM when allocating tensor", 0.95, "OOM when", subtype="tensor_allocation"),
-        sig(r"Out of memory (?:while trying to )?allocating", 0.93, "Out of memory",
-            subtype="runtime_allocation"),
+        sig(
+            r"Out of memory (?:while trying to )?allocating",
+            0.93,
+            "Out of memory",
+            subtype="runtime_allocation",
+        ),
         sig(r"CUDA out of memory|CUDA_ERROR_OUT_OF_MEMORY", 0.9, "CUDA"),
-        sig(r"Program hbm requirement|Total hbm usage", 0.85, "hbm requirement", "hbm usage",
-            subtype="hbm"),
-        sig(r"RESOURCE_EXHAUSTED|ResourceExhaustedError|Resource exhausted", 0.75,
-            "RESOURCE_EXHAUSTED", "ResourceExhausted", "Resource exhausted"),
+        sig(r"Program hbm requirement|Total hbm usage", 0.85, "hbm requirement", "hbm usage", subtype="hbm"),
+        # Not gRPC's message-size limit nor a cloud quota: those are RESOURCE_EXHAUSTED too.
+        sig(
+            r"(?:RESOURCE_EXHAUSTED|ResourceExhaustedError|Resource exhausted)(?!.{0,80}(?:"
+            r"message larger than|[Qq]uota|capacity in the zone|[Rr]ate limit))",
+            0.75,
+            "RESOURCE_EXHAUSTED",
+            "ResourceExhausted",
+            "Resource exhausted",
+        ),
         sig(r"\bran out of memory\b", 0.7, "out of memory", ignorecase=True),
     ),
     subtypes={
         "hbm": Subtype(
             "Program does not fit in TPU HBM",
-            ("Compare the reported need with the limit: when the gap is large, shard or shrink "
-             "the model before touching the batch size.",),
+            (
+                "Compare the reported need with the limit: when the gap is large, shard or shrink "
+                "the model before touching the batch size.",
+            ),
         ),
         "runtime_allocation": Subtype(
             "Device buffer allocation failed",
-            ("Free device arrays you no longer need (drop references, donate buffers with "
-             "jax.jit(..., donate_argnums=...)) and check that nothing else uses the TPU.",),
+            (
+                "Free device arrays you no longer need (drop references, donate buffers with "
+                "jax.jit(..., donate_argnums=...)) and check that nothing else uses the TPU.",
+            ),
         ),
         "tensor_allocation": Subtype("Out of memory allocating a tensor"),
     },
@@ -121,9 +147,12 @@ _KERNEL = re.compile(r"(?:kernel|custom call) ['\"%]?([\w.\-]+)")
 
 def _compile_facts(lines: list[str]) -> dict:
     facts: dict = {}
-    for key, pattern in (("memory_space", _SPACE), ("xla_error_code", _CODE),
-                         ("used_and_limit", re.compile(rf"(Used {_SIZE} of {_SIZE})")),
-                         ("kernel", _KERNEL)):
+    for key, pattern in (
+        ("memory_space", _SPACE),
+        ("xla_error_code", _CODE),
+        ("used_and_limit", re.compile(rf"(Used {_SIZE} of {_SIZE})")),
+        ("kernel", _KERNEL),
+    ):
         value = first_group([pattern], lines)
         if value:
             facts[key] = value
@@ -151,45 +180,75 @@ COMPILE_ERROR = Category(
         "report on github.com/openxla/xla.",
     ),
     signatures=(
-        sig(r"memory space vmem|space=vmem|\bE1001\b|scoped [Vv]mem", 0.97, "vmem", "Vmem",
-            "E1001", subtype="vmem"),
-        sig(r"Mosaic failed to compile|Mosaic kernels?\b|MosaicError", 0.9, "Mosaic",
-            subtype="mosaic"),
-        sig(r"\bPallas\b.{0,80}(?:lowering|not supported|[Uu]nimplemented|failed)|"
-            r"Unimplemented primitive in Pallas", 0.88, "Pallas", subtype="mosaic"),
+        sig(
+            r"memory space vmem|space=vmem|\bE1001\b|scoped [Vv]mem",
+            0.97,
+            "vmem",
+            "Vmem",
+            "E1001",
+            subtype="vmem",
+        ),
+        sig(r"Mosaic failed to compile|Mosaic kernels?\b|MosaicError", 0.9, "Mosaic", subtype="mosaic"),
+        sig(
+            r"\bPallas\b.{0,80}(?:lowering|not supported|[Uu]nimplemented|failed)|"
+            r"Unimplemented primitive in Pallas",
+            0.88,
+            "Pallas",
+            subtype="mosaic",
+        ),
         sig(r"\bE2\d{3}\b", 0.88, "E2", subtype="mosaic"),
-        sig(r"\bE3\d{3}\b|exceeds the legitimate user allocatable offset", 0.9, "E3",
-            "allocatable offset", subtype="sparsecore"),
+        sig(
+            r"\bE3\d{3}\b|exceeds the legitimate user allocatable offset",
+            0.9,
+            "E3",
+            "allocatable offset",
+            subtype="sparsecore",
+        ),
         sig(r"\bE1200\b", 0.88, "E1200"),
         sig(r"RET_CHECK failure", 0.86, "RET_CHECK", subtype="internal"),
-        sig(r"Computation requires more parameters \(\d+\) than supported", 0.92,
-            "more parameters", subtype="too_many_parameters"),
+        sig(
+            r"Computation requires more parameters \(\d+\) than supported",
+            0.92,
+            "more parameters",
+            subtype="too_many_parameters",
+        ),
         sig(r"XLA:TPU compile permanent error", 0.72, "compile permanent error"),
-        sig(r"[Ii]nternal compiler error|LLVM ERROR", 0.7, "compiler error", "LLVM ERROR",
-            subtype="internal"),
-        sig(r"Compilation failure|TPU compilation failed|[Ff]ailed to compile", 0.55,
-            "ompilation fail", "ailed to compile"),
+        sig(
+            r"[Ii]nternal compiler error|LLVM ERROR", 0.7, "compiler error", "LLVM ERROR", subtype="internal"
+        ),
+        sig(
+            r"Compilation failure|TPU compilation failed|[Ff]ailed to compile",
+            0.55,
+            "ompilation fail",
+            "ailed to compile",
+        ),
     ),
     subtypes={
         "vmem": Subtype(
             "Kernel ran out of on-chip vector memory (vmem)",
-            ("Make the kernel's block / tile sizes smaller so each step's working set fits in "
-             "vmem (for Pallas: smaller BlockSpec blocks, fewer scratch buffers).",
-             "If the kernel is XLA's own fusion, upgrade libtpu / jax and report the HLO: vmem "
-             "overflow in a compiler-generated fusion is a compiler bug."),
+            (
+                "Make the kernel's block / tile sizes smaller so each step's working set fits in "
+                "vmem (for Pallas: smaller BlockSpec blocks, fewer scratch buffers).",
+                "If the kernel is XLA's own fusion, upgrade libtpu / jax and report the HLO: vmem "
+                "overflow in a compiler-generated fusion is a compiler bug.",
+            ),
         ),
         "mosaic": Subtype(
             "Mosaic / Pallas kernel failed to compile",
-            ("Align block shapes with the TPU tiling (last two dims multiples of 8 and 128, or "
-             "the full array size) and cast matmul operands to bfloat16/float32.",
-             "Run Pallas kernels under shard_map when the surrounding program is sharded.",),
+            (
+                "Align block shapes with the TPU tiling (last two dims multiples of 8 and 128, or "
+                "the full array size) and cast matmul operands to bfloat16/float32.",
+                "Run Pallas kernels under shard_map when the surrounding program is sharded.",
+            ),
         ),
         "sparsecore": Subtype("SparseCore program allocation failed"),
         "internal": Subtype("XLA internal check failed"),
         "too_many_parameters": Subtype(
             "Program has more parameters than the TPU supports",
-            ("Pack many small tensors into fewer large ones (for example flatten the parameter "
-             "tree or concatenate small weights) so the computation takes fewer arguments.",),
+            (
+                "Pack many small tensors into fewer large ones (for example flatten the parameter "
+                "tree or concatenate small weights) so the computation takes fewer arguments.",
+            ),
         ),
     },
     facts=_compile_facts,

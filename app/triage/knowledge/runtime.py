@@ -48,39 +48,73 @@ CONNECTION_LOSS = Category(
         "host can reach the others (firewall, same VPC).",
         "Restart the TPU (gcloud compute tpus tpu-vm stop, then start) if it stays unreachable, "
         "then rerun; large models may compile for minutes, so allow time before calling it hung.",
-        "For preemptible / spot TPUs, checkpoint often and resume automatically from the last "
-        "checkpoint.",
+        "For preemptible / spot TPUs, checkpoint often and resume automatically from the last checkpoint.",
     ),
     signatures=(
         sig(r"Socket closed", 0.86, "Socket closed"),
-        sig(r"[Ff]ailed to connect to all addresses|Failed to pick subchannel", 0.86,
-            "ailed to connect", "pick subchannel"),
+        sig(
+            r"[Ff]ailed to connect to all addresses|Failed to pick subchannel",
+            0.86,
+            "ailed to connect",
+            "pick subchannel",
+        ),
         sig(r"heartbeat timeout|heartbeat timed out|missed heartbeats?", 0.86, "heartbeat"),
-        sig(r"Terminating process because the JAX distributed service detected fatal errors", 0.86,
-            "distributed service"),
-        sig(r"[Ff]ailed to connect to (?:the )?coordination service|coordination service.{0,60}"
+        sig(
+            r"Terminating process because the JAX distributed service detected fatal errors",
+            0.86,
+            "distributed service",
+        ),
+        sig(
+            r"[Ff]ailed to connect to (?:the )?coordination service|coordination service.{0,60}"
             r"(?:ERROR|unavailable|UNAVAILABLE)|has been set to ERROR in coordination service",
-            0.86, "coordination service"),
+            0.86,
+            "coordination service",
+        ),
         sig(r"lame workers found", 0.86, "lame workers"),
-        sig(r"error was raised while a session was being created|error occurred when attempting "
-            r"to close the session", 0.85, "session was being created", "close the session"),
-        sig(r"Unable to find a context_id matching|the worker was restarted", 0.82, "context_id",
-            "worker was restarted"),
+        sig(
+            r"error was raised while a session was being created|error occurred when attempting "
+            r"to close the session",
+            0.85,
+            "session was being created",
+            "close the session",
+        ),
+        sig(
+            r"Unable to find a context_id matching|the worker was restarted",
+            0.82,
+            "context_id",
+            "worker was restarted",
+        ),
         sig(r"\bpreempt(?:ed|ion)\b", 0.72, "preempt", subtype="preemption", ignorecase=True),
-        sig(r"\bUNAVAILABLE\b|\bUnavailable: |UnavailableError|\"grpc_status\":14\b", 0.8,
-            "UNAVAILABLE", "Unavailable", "grpc_status"),
-        sig(r"\bDEADLINE_EXCEEDED\b|Deadline Exceeded|DeadlineExceededError|\"grpc_status\":4\b",
-            0.74, "DEADLINE_EXCEEDED", "Deadline", "grpc_status"),
-        sig(r"Connection refused|Connection reset by peer|Stream removed", 0.72,
-            "Connection re", "Stream removed"),
+        sig(
+            r"\bUNAVAILABLE\b|\bUnavailable: |UnavailableError|\"grpc_status\":14\b",
+            0.8,
+            "UNAVAILABLE",
+            "Unavailable",
+            "grpc_status",
+        ),
+        sig(
+            r"\bDEADLINE_EXCEEDED\b|Deadline Exceeded|DeadlineExceededError|\"grpc_status\":4\b",
+            0.74,
+            "DEADLINE_EXCEEDED",
+            "Deadline",
+            "grpc_status",
+        ),
+        sig(
+            r"Connection refused|Connection reset by peer|Stream removed",
+            0.72,
+            "Connection re",
+            "Stream removed",
+        ),
         sig(r"Session \w+ is not found", 0.7, "is not found"),
         sig(r"Barrier timed out|barrier.{0,40}timed out", 0.72, "arrier"),
     ),
     subtypes={
         "preemption": Subtype(
             "TPU or worker was preempted",
-            ("Resume from the last checkpoint on a fresh TPU; use a queued resource or a "
-             "reservation if preemptions are frequent.",),
+            (
+                "Resume from the last checkpoint on a fresh TPU; use a queued resource or a "
+                "reservation if preemptions are frequent.",
+            ),
         )
     },
     facts=_conn_facts,
@@ -109,12 +143,9 @@ LOCAL_FILESYSTEM = Category(
         "(gs://bucket/...) and pass those paths instead of local ones.",
         "Give the TPU's service account read and write access to that bucket.",
         "Cache datasets in memory with dataset.cache() (no argument) instead of to a local file.",
-        "For a saved model or initial weights on local disk, copy them to the bucket first "
-        "(gsutil cp -r).",
+        "For a saved model or initial weights on local disk, copy them to the bucket first (gsutil cp -r).",
     ),
-    signatures=(
-        sig(r"File system scheme '\[local\]' not implemented", 0.98, "scheme '[local]'"),
-    ),
+    signatures=(sig(r"File system scheme '\[local\]' not implemented", 0.98, "scheme '[local]'"),),
     facts=_local_facts,
     headline=lambda facts: facts.get("path", ""),
 )
@@ -147,18 +178,31 @@ STRATEGY_SCOPE = Category(
         "are combined across cores.",
     ),
     signatures=(
-        sig(r"Trying to create optimizer slot variable under the scope for tf\.distribute\.Strategy"
-            r"|different from the scope used for the original variable", 0.96,
-            "optimizer slot variable", "scope used for the original"),
+        sig(
+            r"Trying to create optimizer slot variable under the scope for tf\.distribute\.Strategy"
+            r"|different from the scope used for the original variable",
+            0.96,
+            "optimizer slot variable",
+            "scope used for the original",
+        ),
         sig(r"Mixing different tf\.distribute\.Strategy objects", 0.95, "Mixing different"),
         sig(r"Need to be inside \"?with strategy\.scope\(\)", 0.93, "Need to be inside"),
-        sig(r"was not created in the distribution strategy scope|must only be passed a variable "
-            r"created in this tf\.distribute\.Strategy\.scope\(\)", 0.94,
-            "distribution strategy scope", "created in this tf.distribute"),
-        sig(r"created (?:outside|not under) (?:of )?(?:the )?(?:distribution )?strategy(?:'s)? "
-            r"scope", 0.86, "strategy"),
-        sig(r"CrossShardOptimizer must be used", 0.85, "CrossShardOptimizer",
-            subtype="cross_shard_optimizer"),
+        sig(
+            r"was not created in the distribution strategy scope|must only be passed a variable "
+            r"created in this tf\.distribute\.Strategy\.scope\(\)",
+            0.94,
+            "distribution strategy scope",
+            "created in this tf.distribute",
+        ),
+        sig(
+            r"created (?:outside|not under) (?:of )?(?:the )?(?:distribution )?strategy(?:'s)? "
+            r"scope",
+            0.86,
+            "strategy",
+        ),
+        sig(
+            r"CrossShardOptimizer must be used", 0.85, "CrossShardOptimizer", subtype="cross_shard_optimizer"
+        ),
         sig(r"in _wrong_strategy_scope\b", 0.8, "_wrong_strategy_scope"),
         sig(r"in _validate_compile\b", 0.62, "_validate_compile"),
     ),
@@ -203,22 +247,46 @@ CHECKPOINT = Category(
     signatures=(
         sig(r"Restoring from checkpoint failed", 0.95, "Restoring from checkpoint"),
         sig(r"Key \S+ not found in checkpoint", 0.94, "not found in checkpoint"),
-        sig(r"does not match the shape stored in checkpoint|shape_and_slice", 0.9,
-            "stored in checkpoint", "shape_and_slice"),
+        sig(
+            r"does not match the shape stored in checkpoint|shape_and_slice",
+            0.9,
+            "stored in checkpoint",
+            "shape_and_slice",
+        ),
         sig(r"Unsuccessful TensorSliceReader constructor", 0.88, "TensorSliceReader"),
         sig(r"Error opening \"\w+\" driver|tensorstore", 0.85, "driver", "tensorstore"),
-        sig(r"(?:does not have|missing) storage\.(?:objects|buckets)\.\w+ (?:access|permission)",
-            0.72, "storage."),
-        sig(r"(?:PermissionError|[Pp]ermission denied).{0,120}gs://|gs://.{0,200}(?:write "
-            r"access|[Pp]ermission denied)", 0.72, "ermission"),
-        sig(r"(?:404|NotFound|No such object|does not exist).{0,200}(?:checkpoint|ckpt)|"
-            r"(?:checkpoint|ckpt).{0,200}(?:does not exist|No such object|NotFound)", 0.8,
-            "heckpoint", "ckpt", ignorecase=False),
-        sig(r"(?:[Ee]rror|[Ff]ailed|[Ff]ailure|[Uu]nable|[Cc]annot|[Cc]ould not).{0,120}"
+        sig(
+            r"(?:does not have|missing) storage\.(?:objects|buckets)\.\w+ (?:access|permission)",
+            0.72,
+            "storage.",
+        ),
+        sig(
+            r"(?:PermissionError|[Pp]ermission denied).{0,120}gs://|gs://.{0,200}(?:write "
+            r"access|[Pp]ermission denied)",
+            0.72,
+            "ermission",
+        ),
+        sig(
+            r"(?:404|NotFound|No such object|does not exist).{0,200}(?:checkpoint|ckpt)|"
+            r"(?:checkpoint|ckpt).{0,200}(?:does not exist|No such object|NotFound)",
+            0.8,
+            "heckpoint",
+            "ckpt",
+            ignorecase=False,
+        ),
+        sig(
+            r"(?:[Ee]rror|[Ff]ailed|[Ff]ailure|[Uu]nable|[Cc]annot|[Cc]ould not).{0,120}"
             r"(?:checkpoint|ckpt)|(?:checkpoint|ckpt).{0,80}(?:[Ee]rror|[Ff]ailed|[Ff]ailure)",
-            0.6, "heckpoint", "ckpt"),
-        sig(r"File \"[^\"]*(?:orbax/checkpoint|checkpoint_manag|/training/saver\.py|"
-            r"checkpoints?\.py)", 0.52, "File \""),
+            0.6,
+            "heckpoint",
+            "ckpt",
+        ),
+        sig(
+            r"File \"[^\"]*(?:orbax/checkpoint|checkpoint_manag|/training/saver\.py|"
+            r"checkpoints?\.py)",
+            0.52,
+            'File "',
+        ),
     ),
     facts=_ckpt_facts,
     headline=lambda facts: facts.get("path", ""),

@@ -19,8 +19,7 @@ _HLO = re.compile(r"(%[\w.\-]+) = ")
 
 def _dyn_facts(lines: list[str]) -> dict:
     facts: dict = {}
-    for key, pattern in (("dimension", _DIM), ("shape", _SHAPE), ("operation", _DYN_OP),
-                         ("hlo", _HLO)):
+    for key, pattern in (("dimension", _DIM), ("shape", _SHAPE), ("operation", _DYN_OP), ("hlo", _HLO)):
         value = first_group([pattern], lines)
         if value:
             facts[key] = value
@@ -56,28 +55,55 @@ DYNAMIC_SHAPE = Category(
     ),
     signatures=(
         sig(r"must have a fixed size for dimension", 0.96, "fixed size for dimension"),
-        sig(r"must be a compile-time constant|evaluated to concrete values at compile time|"
-            r"requires a fixed tensor list size|can't deduce compile time constant", 0.92,
-            "compile-time constant", "concrete values", "fixed tensor list", "compile time const"),
-        sig(r"[Dd]ynamic (?:[\w-]+ ){0,3}(?:is|are) not (?:yet )?(?:supported|implemented)", 0.92,
-            "ynamic"),
-        sig(r"dynamic dimension|dynamic shapes? (?:is|are)? ?not|[Dd]ynamic shapes? (?:is|are) "
-            r"not supported|bounded dynamic", 0.86, "ynamic"),
-        sig(r"ConcretizationTypeError|Abstract tracer value encountered where concrete value is "
-            r"expected|Shapes must be 1D sequences of concrete values", 0.92,
-            "Concretization", "concrete value", subtype="jax_tracer"),
-        sig(r"TracerBoolConversionError|TracerIntegerConversionError|NonConcreteBooleanIndexError"
-            r"|Array boolean indices must be concrete", 0.9, "Tracer", "NonConcrete",
-            "must be concrete", subtype="jax_tracer"),
-        sig(r"must be statically specified|static_argnums", 0.7, "statically specified",
-            "static_argnums", subtype="jax_tracer"),
+        sig(
+            r"must be a compile-time constant|evaluated to concrete values at compile time|"
+            r"requires a fixed tensor list size|can't deduce compile time constant",
+            0.92,
+            "compile-time constant",
+            "concrete values",
+            "fixed tensor list",
+            "compile time const",
+        ),
+        sig(r"[Dd]ynamic (?:[\w-]+ ){0,3}(?:is|are) not (?:yet )?(?:supported|implemented)", 0.92, "ynamic"),
+        sig(
+            r"dynamic dimension|dynamic shapes? (?:is|are)? ?not|[Dd]ynamic shapes? (?:is|are) "
+            r"not supported|bounded dynamic",
+            0.86,
+            "ynamic",
+        ),
+        sig(
+            r"ConcretizationTypeError|Abstract tracer value encountered where concrete value is "
+            r"expected|Shapes must be 1D sequences of concrete values",
+            0.92,
+            "Concretization",
+            "concrete value",
+            subtype="jax_tracer",
+        ),
+        sig(
+            r"TracerBoolConversionError|TracerIntegerConversionError|NonConcreteBooleanIndexError"
+            r"|Array boolean indices must be concrete",
+            0.9,
+            "Tracer",
+            "NonConcrete",
+            "must be concrete",
+            subtype="jax_tracer",
+        ),
+        sig(
+            r"must be statically specified|static_argnums",
+            0.7,
+            "statically specified",
+            "static_argnums",
+            subtype="jax_tracer",
+        ),
         sig(r"TracerArrayConversionError", 0.72, "Tracer", subtype="jax_tracer"),
     ),
     subtypes={
         "jax_tracer": Subtype(
             "A traced (abstract) value was used where JAX needs a concrete one",
-            ("Move the value that decides a shape or a Python branch out of the jitted function, "
-             "or declare it static with static_argnums / static_argnames.",),
+            (
+                "Move the value that decides a shape or a Python branch out of the jitted function, "
+                "or declare it static with static_argnums / static_argnames.",
+            ),
         ),
     },
     facts=_dyn_facts,
@@ -132,16 +158,22 @@ UNSUPPORTED_OP = Category(
         "host callback), accepting the host round trip.",
     ),
     signatures=(
-        sig(r"Detected unsupported operations when trying to compile graph", 0.93,
-            "unsupported operations"),
-        sig(r"No registered '[^']+' OpKernel for '?(?:XLA_\w+_JIT|TPU|CPU|GPU)'? devices", 0.9,
-            "OpKernel"),
+        sig(r"Detected unsupported operations when trying to compile graph", 0.93, "unsupported operations"),
+        sig(r"No registered '[^']+' OpKernel for '?(?:XLA_\w+_JIT|TPU|CPU|GPU)'? devices", 0.9, "OpKernel"),
         sig(r"MLIR translation rule for primitive '[^']+' not found", 0.92, "MLIR translation"),
         sig(r"Could not run 'aten::\w+' with arguments from the '\w+' backend", 0.9, "aten::"),
-        sig(r"[Oo]p(?:eration)? ['`]?[\w>.:-]+['`]? is not supported (?:on|by) (?:TPU|XLA)", 0.85,
-            "not supported on", "not supported by"),
-        sig(r"not compilable|[Cc]ompilation is not supported for this op", 0.6, "compilable",
-            "not supported for this op"),
+        sig(
+            r"[Oo]p(?:eration)? ['`]?[\w>.:-]+['`]? is not supported (?:on|by) (?:TPU|XLA)",
+            0.85,
+            "not supported on",
+            "not supported by",
+        ),
+        sig(
+            r"not compilable|[Cc]ompilation is not supported for this op",
+            0.6,
+            "compilable",
+            "not supported for this op",
+        ),
     ),
     facts=_op_facts,
     headline=_op_headline,
@@ -182,8 +214,7 @@ UNSUPPORTED_DTYPE = Category(
     fixes=(
         "Cast in the input pipeline before the data reaches the device: labels and ids int64 -> "
         "int32, images uint8 -> float32 or bfloat16 (tf.cast / .astype).",
-        "Keep strings on the host: decode or look them up into integer ids in the input "
-        "pipeline.",
+        "Keep strings on the host: decode or look them up into integer ids in the input pipeline.",
         "Avoid float64 / complex128: leave jax_enable_x64 off on TPU, do not use .double() in "
         "PyTorch/XLA, and build numpy inputs as float32.",
         "Check the dataset's element_spec (dtypes and shapes) before training to see every type "
@@ -193,17 +224,27 @@ UNSUPPORTED_DTYPE = Category(
         sig(r"is not a supported TPU infeed type", 0.97, "infeed type"),
         sig(r"64-bit data types are not (?:yet )?supported", 0.95, "64-bit"),
         sig(r"Element type \w+ is not supported on TPU", 0.95, "Element type"),
-        sig(r"\b(?:U8|S8|U16|S16|F64|C64|C128|S64|U64)\b(?: and \w+)? types? (?:is|are) not "
-            r"supported", 0.94, "not supported"),
+        sig(
+            r"\b(?:U8|S8|U16|S16|F64|C64|C128|S64|U64)\b(?: and \w+)? types? (?:is|are) not "
+            r"supported",
+            0.94,
+            "not supported",
+        ),
         sig(r"X64 element types|Unsupported XLA type", 0.93, "X64", "Unsupported XLA type"),
         sig(r"OpKernel was found, but attributes didn't match", 0.94, "attributes didn't match"),
-        sig(r"DataType \w+ is not (?:a )?supported|Unsupported type in DataTypeToPrimitiveType",
-            0.9, "DataType"),
+        sig(
+            r"DataType \w+ is not (?:a )?supported|Unsupported type in DataTypeToPrimitiveType",
+            0.9,
+            "DataType",
+        ),
         sig(r"Unsupported matmul RHS type", 0.93, "RHS type", subtype="mosaic"),
-        sig(r"(?:int64|uint8|float64|double|string|complex\w*) (?:data ?type |dtype )?(?:is|are) "
-            r"not supported on (?:the )?TPU", 0.9, "not supported on"),
-        sig(r"Value for attr '\w+' of \w+ is not in the list of allowed values", 0.72,
-            "allowed values"),
+        sig(
+            r"(?:int64|uint8|float64|double|string|complex\w*) (?:data ?type |dtype )?(?:is|are) "
+            r"not supported on (?:the )?TPU",
+            0.9,
+            "not supported on",
+        ),
+        sig(r"Value for attr '\w+' of \w+ is not in the list of allowed values", 0.72, "allowed values"),
     ),
     subtypes={"mosaic": Subtype("Matmul operand type not supported by this TPU generation")},
     facts=_dtype_facts,

@@ -34,27 +34,35 @@ INPUT_PIPELINE = Category(
         "decide when training stops.",
         "Make steps_per_epoch x epochs match the data: steps_per_epoch = examples // "
         "global_batch_size when the dataset is not repeated.",
-        "Give validation its own step count (validation_steps) that the validation set can "
-        "fill.",
+        "Give validation its own step count (validation_steps) that the validation set can fill.",
         "Run the input function alone on the host (iterate a few batches outside training) to "
         "surface errors raised inside map functions or readers.",
     ),
     signatures=(
         sig(r"Your input ran out of data", 0.95, "ran out of data", subtype="exhausted"),
         sig(r"\bEnd of sequence\b", 0.92, "End of sequence", subtype="exhausted"),
-        sig(r"\bOutOfRangeError\b|\bOut of range: ", 0.88, "OutOfRange", "Out of range",
-            subtype="exhausted"),
-        sig(r"Error in user-defined function passed to \w+ transformation", 0.82,
-            "user-defined function", subtype="input_fn"),
-        sig(r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\)? (?:is killed|exited unexpectedly)",
-            0.82, "DataLoader worker", subtype="input_fn"),
+        sig(r"\bOutOfRangeError\b|\bOut of range: ", 0.88, "OutOfRange", "Out of range", subtype="exhausted"),
+        sig(
+            r"Error in user-defined function passed to \w+ transformation",
+            0.82,
+            "user-defined function",
+            subtype="input_fn",
+        ),
+        sig(
+            r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\)? (?:is killed|exited unexpectedly)",
+            0.82,
+            "DataLoader worker",
+            subtype="input_fn",
+        ),
     ),
     subtypes={
         "exhausted": Subtype("Dataset exhausted before training finished"),
         "input_fn": Subtype(
             "The input function raised an error",
-            ("Read the error inside the map / reader function first: it is the root cause; the "
-             "training step only reports that no batch arrived.",),
+            (
+                "Read the error inside the map / reader function first: it is the root cause; the "
+                "training step only reports that no batch arrived.",
+            ),
         ),
     },
     facts=_input_facts,
@@ -100,13 +108,25 @@ NAN_INF = Category(
     ),
     signatures=(
         sig(r"Tensor had (?:NaN|Inf) values", 0.97, "Tensor had"),
-        sig(r"NaN loss during training|Model diverged with loss = NaN|Invalid loss, terminating "
-            r"training", 0.96, "NaN loss", "diverged", "Invalid loss"),
+        sig(
+            r"NaN loss during training|Model diverged with loss = NaN|Invalid loss, terminating "
+            r"training",
+            0.96,
+            "NaN loss",
+            "diverged",
+            "Invalid loss",
+        ),
         sig(r"invalid value \((?:nan|inf)\) encountered in", 0.95, "invalid value ("),
         sig(r"returned nan values in its \d+\w* output", 0.92, "returned nan"),
         sig(r"\bCheckNumerics\b|check_numerics", 0.8, "CheckNumerics", "check_numerics"),
-        sig(r"\bis (?:NaN|Inf|inf or nan)\b|\bloss\W{1,4}(?:nan|NaN|inf)\b", 0.62, "nan", "NaN",
-            "is Inf", "is inf"),
+        sig(
+            r"\bis (?:NaN|Inf|inf or nan)\b|\bloss\W{1,4}(?:nan|NaN|inf)\b",
+            0.62,
+            "nan",
+            "NaN",
+            "is Inf",
+            "is inf",
+        ),
     ),
     subtypes={},
     facts=_nan_facts,
@@ -128,4 +148,3 @@ UNKNOWN = Category(
         "Search the framework's issue tracker for the error line with numbers and paths removed.",
     ),
 )
-
