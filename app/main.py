@@ -47,6 +47,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.templates = make_templates()
+    from app.security import install as install_security
+
+    install_security(app, settings)  # before the session middleware: it must sit inside it
     app.add_middleware(
         SessionMiddleware,
         secret_key=settings.resolved_secret_key(),
@@ -73,10 +76,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from app.ingest.routes import router as ingest_router
     from app.jobs.routes import api as jobs_api
     from app.jobs.routes import pages as jobs_pages
+    from app.metrics.routes import router as metrics_router
     from app.triage.routes import api as triage_api
     from app.triage.routes import pages as triage_pages
 
     for router in (ingest_router, jobs_api, auth_router, jobs_pages, triage_api, triage_pages):
         app.include_router(router)
+    app.include_router(metrics_router)
     app.mount("/static", StaticFiles(directory=str(REPO_ROOT / "static")), name="static")
     return app

@@ -35,7 +35,27 @@ class Settings(BaseSettings):
     stall_floor_seconds: float = 120.0
     first_step_grace_seconds: float = 1800.0
 
+    # Alerts (app/alerts): one leader evaluates every alert_eval_seconds and delivers.
+    alerts_enabled: bool = True
+    alert_eval_seconds: float = 5.0
+    alert_repeat_seconds: float = 4 * 3600.0  # as Alertmanager's default repeat_interval
+    long_phase_grace_seconds: float = 1800.0  # a reported phase (checkpoint save) may take this long
+    alert_webhook_url: str = Field("", description="server-wide Slack-compatible webhook for every project")
+    alert_email_to: str = Field("", description="server-wide alert address(es), comma-separated")
+    alert_delivery_timeout: float = 5.0
+    smtp_host: str = ""
+    smtp_port: int = 25
+    smtp_from: str = "tpuwatch@localhost"
+    smtp_starttls: bool = False
+    smtp_user: str = ""
+    smtp_password: str = ""
+    public_url: str = Field("http://127.0.0.1:8000", description="base of the links in alert messages")
+
     jobs_page_size: int = 200
+
+    # Per token (or client address), per worker process; 0 turns the limit off.
+    rate_limit_per_second: float = 50.0
+    rate_limit_burst: int = 200
 
     @property
     def database_url(self) -> str:

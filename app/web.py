@@ -46,5 +46,12 @@ def make_templates() -> Jinja2Templates:
 
 def render(request: Request, name: str, context: dict, *, principal=None, status_code: int = 200):
     templates: Jinja2Templates = request.app.state.templates
-    ctx = {"principal": principal, "settings": request.app.state.settings, **context}
+    from app.security.csrf import csrf_token
+
+    ctx = {
+        "principal": principal,
+        "settings": request.app.state.settings,
+        "csrf_token": csrf_token(request),  # forms include _csrf.html, which renders it
+        **context,
+    }
     return templates.TemplateResponse(request, name, ctx, status_code=status_code)
