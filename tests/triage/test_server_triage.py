@@ -1,5 +1,7 @@
 """Triage inside the server: error events are classified on arrival; logs can be pasted."""
 
+import re
+
 from app.settings import Settings
 from tests.conftest import make_token, start_server
 from tests.helpers import api
@@ -53,7 +55,9 @@ def test_triage_page_shows_cards_and_keeps_pasted_html_inert(tmp_path, database_
     server = start_server(settings)
     try:
         with api(server.url, None) as c:
-            page = c.post("/triage", data={"text": OOM + "<script>alert(1)</script>\n"})
+            # A form post carries the session's CSRF token, as the page's form does.
+            csrf = re.search(r'name="csrf_token" value="([^"]+)"', c.get("/triage").text).group(1)
+            page = c.post("/triage", data={"text": OOM + "<script>alert(1)</script>\n", "csrf_token": csrf})
     finally:
         server.stop()
     assert page.status_code == 200
