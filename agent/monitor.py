@@ -16,6 +16,7 @@ import time
 import traceback
 import uuid
 from collections import deque
+from contextlib import contextmanager
 from pathlib import Path
 from time import perf_counter
 
@@ -197,6 +198,16 @@ class Monitor:
     def event(self, kind: str, message: str = "", **data) -> None:
         """Record an event (``error``, ``checkpoint``, ``epoch``, ...) with optional JSON data."""
         self._events.append((time.time(), kind, message, data or None))
+
+    @contextmanager
+    def phase(self, name: str):
+        """Mark a long phase that makes no steps (a checkpoint save, an eval pass), so the server's
+        stall alert allows it its own, longer time: ``with mon.phase("checkpoint"): save()``."""
+        self.event("phase", name, name=name, state="begin")
+        try:
+            yield self
+        finally:
+            self.event("phase", name, name=name, state="end")
 
     def metric(self, name: str, value: float, chip: int | None = None, ts: float | None = None) -> None:
         """Record a sample of a named metric, e.g. ``hbm.used_bytes`` for chip 0."""

@@ -16,6 +16,7 @@ _COMMAND_MODULES = (
     "app.server_cli",
     "app.tokens.cli",
     "app.triage.cli",
+    "app.alerts.cli",
     "app.demo.cli",
 )
 

@@ -34,9 +34,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = make_engine(settings.database_url)
         app.state.engine = engine
         app.state.sessions = make_sessionmaker(engine)
+        from app.alerts.loop import start_alert_loop
+
+        alerts = start_alert_loop(app) if settings.alerts_enabled else None
         try:
             yield
         finally:
+            if alerts is not None:
+                alerts.stop()
             engine.dispose()
 
     app = FastAPI(
@@ -83,5 +88,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in (ingest_router, jobs_api, auth_router, jobs_pages, triage_api, triage_pages):
         app.include_router(router)
     app.include_router(metrics_router)
+    from app.alerts.routes import api as alerts_api
+    from app.alerts.routes import pages as alerts_pages
+
+    app.include_router(alerts_api)
+    app.include_router(alerts_pages)
     app.mount("/static", StaticFiles(directory=str(REPO_ROOT / "static")), name="static")
     return app

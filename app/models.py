@@ -177,3 +177,7 @@ class IngestBatch(Base):
     job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
     received_at: Mapped[float] = mapped_column(Float)
     events: Mapped[int] = mapped_column(Integer)
+
+
+# Domain tables live beside their domain; importing them here puts them in Base.metadata.
+import app.alerts.models  # noqa: E402, F401

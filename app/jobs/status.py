@@ -10,13 +10,21 @@ STATUSES = ("running", "stalled", "failed", "succeeded", "lost")
 
 def effective_status(job: Job, now: float, settings: Settings) -> str:
     """``failed``/``succeeded`` once the job exited; ``lost`` when its agents went silent;
-    ``stalled`` when steps stopped coming although the agents still answer; else ``running``."""
+    ``stalled`` when steps stopped coming although the agents still answer; else ``running``.
+
+    With alerts on, ``stalled`` is the alert evaluator's verdict (stored in ``jobs.status``): it
+    knows the job's learned step threshold, long phases and device evidence, so the jobs API, the
+    overview and the alerts page agree. Without it, a plain rule of thumb stands in."""
     if job.status in ("failed", "succeeded"):
         return job.status
     if now - job.last_seen_at > settings.lost_after_seconds:
         return "lost"
-    if job.status == "stalled":  # set by the alert evaluator, which knows more (phases, evidence)
-        return "stalled"
+    if settings.alerts_enabled:
+        if job.status == "stalled":
+            # Steps came back since the evaluator looked: running, before the alert resolves.
+            recent = job.last_step_at is not None and now - job.last_step_at < settings.stall_floor_seconds
+            return "running" if recent else "stalled"
+        return "running"
     if job.last_step_at is None:
         if now - job.started_at > settings.first_step_grace_seconds:
             return "stalled"

@@ -1,0 +1,1 @@
+"""Alerts on stalled, lost and failed jobs: detection, delivery (webhook, email), ack and silence."""
