@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--host-index", type=int, help="this worker's index in a multi-host slice (default 0)")
     r.add_argument("--run-id", help="shared by every worker of one launch (default: a new id)")
     r.add_argument("--heartbeat", type=float, default=10.0, help="seconds between heartbeats (default 10)")
+    _source_args(r)
     r.add_argument("command", nargs=argparse.REMAINDER, help="the training command, after --")
     r.set_defaults(func=_run)
 
@@ -32,6 +33,61 @@ def register(sub: argparse._SubParsersAction) -> None:
     _connection_args(s)
     s.add_argument("--timeout", type=float, default=60.0, help="seconds to keep trying per run (default 60)")
     s.set_defaults(func=_sync)
+
+
+def _source_args(r: argparse.ArgumentParser) -> None:
+    g = r.add_argument_group("TPU sources")
+    g.add_argument(
+        "--launch",
+        help="a name for this launch, the same on every worker of a slice: the run id becomes "
+        "<TPU name>-<launch> so all workers land on one job",
+    )
+    g.add_argument(
+        "--metrics-port", type=int, default=8431, help="libtpu runtime metrics port (default 8431)"
+    )
+    g.add_argument("--no-tpu-metrics", action="store_true", help="do not read HBM / duty cycle from libtpu")
+    g.add_argument(
+        "--tpu-api-endpoint",
+        help="Cloud TPU API endpoint for node state (default: Google's, with your credentials)",
+    )
+    g.add_argument(
+        "--tpu-node",
+        default=config.env_str("TPUWATCH_TPU_NODE"),
+        help="projects/P/locations/ZONE/nodes/NAME (default: from the metadata server)",
+    )
+    g.add_argument(
+        "--node-poll", type=float, default=45.0, help="seconds between node state polls; 0 turns it off"
+    )
+    g.add_argument(
+        "--stall-after",
+        type=float,
+        default=300.0,
+        help="take the training process's stacks when no step came for this many seconds, or 20 "
+        "typical steps if longer (default 300)",
+    )
+    g.add_argument("--archive", metavar="gs://BUCKET/PREFIX", help="upload the full log there on exit")
+    g.add_argument("--tpu-name", help="override the TPU name the metadata server reports")
+    g.add_argument("--zone", help="override the zone")
+    g.add_argument("--project", help="override the Google Cloud project")
+
+
+def _options(args: argparse.Namespace):
+    from agent.sources.runner import SourceOptions
+
+    overrides = {"tpu_name": args.tpu_name, "zone": args.zone, "project": args.project}
+    if args.host_index is not None:
+        overrides["worker"] = args.host_index
+    return SourceOptions(
+        tpu_metrics=not args.no_tpu_metrics,
+        metrics_port=args.metrics_port,
+        tpu_api_endpoint=args.tpu_api_endpoint,
+        tpu_node=args.tpu_node,
+        node_poll=args.node_poll,
+        archive=args.archive,
+        launch=args.launch,
+        stall_floor=args.stall_after,
+        identity={k: v for k, v in overrides.items() if v not in (None, "")},
+    )
 
 
 def _connection_args(p: argparse.ArgumentParser) -> None:
@@ -61,6 +117,15 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.archive:
+        from agent.sources.archive import parse_gs_url
+
+        try:
+            parse_gs_url(args.archive)
+        except ValueError as exc:
+            print(f"tpuwatch agent run: --archive: {exc}", file=sys.stderr)
+            return 2
+    options = _options(args)
     if not args.server:
         print(
             "tpuwatch: no --server or TPUWATCH_SERVER; recording to the spool for a later "
@@ -76,6 +141,7 @@ def _run(args: argparse.Namespace) -> int:
         run_id=args.run_id,
         spool_dir=args.spool_dir,
         heartbeat=args.heartbeat,
+        options=options,
     )
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from time import perf_counter
 
 from agent import config, log
+from agent.progress import Progress
 from agent.sender import Sender, SenderThread
 from agent.spool import Spool, SpoolWriter
 from agent.transport import HttpTransport
@@ -135,6 +136,7 @@ class Monitor:
         self._stop = threading.Event()
         self._flush_lock = threading.Lock()
         self._writer = SpoolWriter(self.spool_dir, self.stream)
+        self.progress: Progress | None = None  # set by init() under the sidecar
         self._write_meta()
         self._writer_thread = threading.Thread(target=self._write_loop, name="tpuwatch-writer", daemon=True)
         self._writer_thread.start()
@@ -222,6 +224,8 @@ class Monitor:
                     return
                 payload = json.dumps(batch, separators=(",", ":"), default=str).encode()
                 self._writer.append(payload, count)
+                if self.progress is not None and batch["steps"]:
+                    self.progress.update(batch["steps"])
                 if count < MAX_BATCH_EVENTS:
                     return
 
@@ -311,6 +315,10 @@ def init(job: str | None = None, **kwargs) -> Monitor:
     mon = Monitor(job, **kwargs)
     if not mon.under_sidecar:
         _install_exit_hooks(mon)
+    else:
+        # The sidecar watches for stalls through this file, and may ask for stacks by signal.
+        mon.progress = Progress(mon.spool_dir)
+        mon.progress.register_stacks()
     atexit.register(mon.close)  # what is still queued reaches the spool even without close()
     return mon
 

@@ -14,13 +14,14 @@ import signal
 import subprocess
 import sys
 import threading
-import uuid
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent import config, log
 from agent.monitor import Monitor
+from agent.sources import runner as sources
+from agent.sources.runner import SourceOptions
 from agent.tracebacks import TracebackAssembler
 
 HANG_HINTS = ("HANG_DETECTED", "TPU Execute is taking a long time")
@@ -122,9 +123,13 @@ def run(
     run_id: str | None,
     spool_dir: str | None,
     heartbeat: float = 10.0,
+    options: SourceOptions | None = None,
 ) -> int:
     """Run ``command`` under watch; returns the exit status to exit with."""
-    run_id = run_id or config.env_str(config.ENV_RUN_ID) or uuid.uuid4().hex
+    options = options or SourceOptions()
+    ident = sources.identify(options)
+    run_id = sources.run_id_for(run_id, ident, options.launch)
+    host_index = sources.host_index_for(host_index, ident)
     job = job or config.env_str(config.ENV_JOB) or Path(command[0]).name
     mon = Monitor(
         job,
@@ -134,7 +139,7 @@ def run(
         host_index=host_index,
         spool_dir=spool_dir,
         send=True,
-        attrs={"sidecar": True},
+        attrs={"sidecar": True, "identity": ident} if ident else {"sidecar": True},
     )
     env = dict(os.environ)
     env.update(
@@ -158,6 +163,9 @@ def run(
         mon.close()
         return 127
     mon.event("child", "", pid=child.pid)
+    if ident:
+        mon.event("identity", ident.get("tpu_name") or "", **ident)
+    running = sources.start_sources(mon, options, ident)
 
     def forward(signum, _frame):
         try:
@@ -182,6 +190,7 @@ def run(
     logfile.close()
     sig = signal.Signals(-code).name if code < 0 else None
     mon.event("exit", sig or "", code=None if sig else code, signal=sig)
+    sources.finish(mon, running, options, Path(logfile.name))
     mon.close(timeout=10.0)
     if sig:
         return 128 - code

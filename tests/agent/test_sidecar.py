@@ -103,6 +103,7 @@ def test_output_passes_through_byte_for_byte(live_server, sessions, spool_dir, t
         sys.stderr.write("warning line\n")
     """,
         tmp_path,
+        "--no-tpu-metrics",  # off a TPU that source says once that it is unavailable, on stderr
     )
     out, err = proc.communicate(timeout=60)
     assert out == b"no newline \xff\xfe progress\r50%\r100%"

@@ -1,0 +1,236 @@
+"""Keras hook: ``model.fit(..., callbacks=[TPUWatchCallback()])`` records every training step.
+
+TensorFlow is imported here and nowhere else in the agent. Under ``steps_per_execution=N`` Keras
+calls the batch hooks once per N steps with the first and last step of the execution, so one
+measured interval is recorded as N steps of a share each. Example::
+
+    from agent.keras import TPUWatchCallback
+
+    model.compile(optimizer="adam", loss="mse", steps_per_execution=32)
+    model.fit(ds, epochs=3, callbacks=[TPUWatchCallback()])
+"""
+
+from __future__ import annotations
+
+import sys
+from time import perf_counter
+
+import tensorflow as tf
+
+from agent import log
+
+MEMORY_EVERY = 5.0  # seconds between in-process memory samples
+LOGS_EVERY = 1.0  # seconds between per-batch loss/metric samples (epoch ends are always recorded)
+
+
+class TPUWatchCallback(tf.keras.callbacks.Callback):
+    """Records step times, epoch boundaries, loss and metrics, and what the model looks like.
+
+    ``monitor`` defaults to ``agent.init()`` (which, under ``tpuwatch agent run``, writes to the
+    sidecar's spool). ``batch_size`` is the global batch size when Keras cannot tell it.
+    """
+
+    def __init__(self, monitor=None, batch_size: int | None = None, memory_device: str = "TPU:0") -> None:
+        super().__init__()
+        if monitor is None:
+            import agent
+
+            monitor = agent.init()
+        self.monitor = monitor
+        self.batch_size = batch_size
+        self.memory_device = memory_device
+        self._t0 = 0.0
+        self._begin = 0
+        self._step = 0
+        self._spe = 1
+        self._steps_per_epoch = None
+        self._pending = None
+        self._info_sent = False
+        self._next_logs = 0.0
+        self._next_memory = 0.0
+        self._memory_ok = True
+
+    # -- fit lifecycle -------------------------------------------------------------------------
+
+    def on_train_begin(self, logs=None):
+        try:
+            # Continue the step count of a resumed model instead of starting at 1 again.
+            self._step = int(self.model.optimizer.iterations.numpy())
+        except Exception:
+            self._step = 0
+        self._spe = _steps_per_execution(self.model)
+        self._steps_per_epoch = (self.params or {}).get("steps")
+        self._pending = None
+        if not self._info_sent:
+            self._info_sent = True
+            try:
+                self.monitor.event("model_info", "", **self._model_info())
+            except Exception as exc:  # describing the model is a nicety; training goes on
+                log.warn_once("keras-info", f"keras: cannot describe the model: {type(exc).__name__}: {exc}")
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.monitor.event("epoch", f"epoch {epoch} begins", epoch=epoch, phase="begin", step=self._step)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._settle()
+        clean = _numbers(logs)
+        self.monitor.event(
+            "epoch", f"epoch {epoch} ends", epoch=epoch, phase="end", step=self._step, logs=clean
+        )
+        for name, value in clean.items():
+            self.monitor.metric(f"keras.{name}", value)
+
+    def on_train_end(self, logs=None):
+        self._settle()
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._begin = batch
+        self._t0 = perf_counter()
+
+    def on_train_batch_end(self, batch, logs=None):
+        t1 = perf_counter()
+        # Keras passes the first step of the execution to the begin hook and, to this one, the
+        # last step it would have run; the last execution of an epoch may be cut short by the
+        # end of the data, so the count is kept pending until the next execution confirms it.
+        last = batch
+        steps = self._steps_per_epoch
+        if steps:
+            last = min(last, steps - 1)
+        n = last - self._begin + 1 if last >= self._begin else self._spe
+        if self._pending is not None:
+            self._record(*self._pending)
+        self._pending = (self._t0, t1, n)
+        if t1 >= self._next_logs and logs:
+            self._next_logs = t1 + LOGS_EVERY
+            for name, value in _numbers(logs).items():
+                self.monitor.metric(f"keras.{name}", value)
+        if self._memory_ok and t1 >= self._next_memory:
+            self._next_memory = t1 + MEMORY_EVERY
+            self._sample_memory()
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _record(self, t0: float, t1: float, n: int) -> None:
+        if n <= 0:
+            return
+        share = (t1 - t0) / n
+        record = self.monitor.record_step
+        step = self._step
+        for k in range(1, n + 1):
+            record(share, step + k, 0.0, t0 + k * share)
+        self._step = step + n
+
+    def _settle(self) -> None:
+        """Record the pending execution with the number of steps the optimizer really ran."""
+        if self._pending is None:
+            return
+        t0, t1, n = self._pending
+        self._pending = None
+        try:
+            done = int(self.model.optimizer.iterations.numpy()) - self._step
+            if 0 <= done < n:
+                n = done
+        except Exception:
+            pass  # no optimizer counter: trust Keras's count
+        self._record(t0, t1, n)
+
+    def _sample_memory(self) -> None:
+        try:
+            info = tf.config.experimental.get_memory_info(self.memory_device)
+        except Exception:
+            # Off a TPU (or on a device without an allocator) there is nothing to read: stop asking.
+            self._memory_ok = False
+            return
+        self.monitor.metric("tpu.hbm.used_bytes", info.get("current", 0), chip=0)
+        self.monitor.metric("tpu.hbm.peak_bytes", info.get("peak", 0), chip=0)
+
+    def _model_info(self) -> dict:
+        layers = []
+        widths = []
+        for layer in _all_layers(self.model):
+            width = getattr(layer, "units", None) or getattr(layer, "filters", None)
+            if isinstance(width, int):
+                widths.append(width)
+                layers.append({"name": layer.name, "type": type(layer).__name__, "width": width})
+        try:
+            replicas = int(tf.distribute.get_strategy().num_replicas_in_sync)
+        except Exception:
+            replicas = None
+        strategy = getattr(self.model, "distribute_strategy", None)
+        if strategy is not None:
+            replicas = int(getattr(strategy, "num_replicas_in_sync", replicas) or 1)
+        return {
+            "framework": "keras",
+            "keras_version": getattr(tf.keras, "__version__", None),
+            "tensorflow_version": tf.__version__,
+            "global_batch_size": self.batch_size or _fit_batch_size(),
+            "replicas": replicas,
+            "steps_per_execution": self._spe,
+            "steps_per_epoch": (self.params or {}).get("steps"),
+            "epochs": (self.params or {}).get("epochs"),
+            "layer_widths": widths,
+            "layers": layers[:200],
+            "parameters": _count_params(self.model),
+        }
+
+
+def _steps_per_execution(model) -> int:
+    value = getattr(model, "steps_per_execution", None)
+    if value is None:
+        value = getattr(model, "_steps_per_execution", 1)
+    try:
+        return max(1, int(value.numpy() if hasattr(value, "numpy") else value))
+    except Exception:
+        return 1
+
+
+def _all_layers(model):
+    seen = set()
+    stack = list(getattr(model, "layers", []))
+    while stack:
+        layer = stack.pop(0)
+        if id(layer) in seen:
+            continue
+        seen.add(id(layer))
+        yield layer
+        stack.extend(getattr(layer, "layers", []) or [])
+
+
+def _count_params(model) -> int | None:
+    try:
+        return int(model.count_params())
+    except Exception:
+        return None
+
+
+def _fit_batch_size() -> int | None:
+    """The batch size ``fit`` is iterating with, read from its data adapter when Keras knows it.
+
+    Callbacks are not told the batch size, but ``fit`` holds its epoch iterator in a local
+    variable while it calls ``on_train_begin``; this looks for it a few frames up, read-only."""
+    frame = sys._getframe(1)
+    for _ in range(12):
+        if frame is None:
+            return None
+        it = frame.f_locals.get("epoch_iterator") if frame.f_code.co_name == "fit" else None
+        if it is not None:
+            adapter = getattr(it, "data_adapter", None) or getattr(it, "_data_adapter", None)
+            try:
+                size = adapter.batch_size if adapter is not None else None
+            except Exception:
+                size = None
+            if size is None:
+                size = frame.f_locals.get("batch_size")
+            return int(size) if isinstance(size, int) else None
+        frame = frame.f_back
+    return None
+
+
+def _numbers(logs) -> dict:
+    out = {}
+    for name, value in (logs or {}).items():
+        try:
+            out[str(name)] = float(value)
+        except (TypeError, ValueError):
+            continue
+    return out
