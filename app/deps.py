@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from sqlalchemy.orm import Session
 
+from app.auth.service import SESSION_KEY, principal_for_digest
 from app.db import transaction
 from app.models import Job
 from app.settings import Settings
@@ -48,9 +49,9 @@ def _principal(request: Request, session: Session, settings: Settings) -> Princi
         if principal is None:
             raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
         return principal
-    saved = request.session.get("token") if "session" in request.scope else None
+    saved = request.session.get(SESSION_KEY) if "session" in request.scope else None
     if saved:
-        principal = authenticate(session, saved)
+        principal = principal_for_digest(session, saved)
         if principal is not None:
             return principal
     if settings.open_access:

@@ -88,6 +88,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in (ingest_router, jobs_api, auth_router, jobs_pages, triage_api, triage_pages):
         app.include_router(router)
     app.include_router(metrics_router)
+    from app.postmortem.routes import api as postmortem_api
+    from app.postmortem.routes import pages as postmortem_pages
+
+    app.include_router(postmortem_api)
+    app.include_router(postmortem_pages)
     from app.alerts.routes import api as alerts_api
     from app.alerts.routes import pages as alerts_pages
 

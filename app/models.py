@@ -181,3 +181,4 @@ class IngestBatch(Base):
 
 # Domain tables live beside their domain; importing them here puts them in Base.metadata.
 import app.alerts.models  # noqa: E402, F401
+import app.jobs.models  # noqa: E402, F401

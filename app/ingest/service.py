@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.db import bulk_insert, insert_ignore
 from app.ingest.schemas import Batch, IngestResult
+from app.jobs.rollups import write_rollups
 from app.models import Event, IngestBatch, Job, JobHost
 from app.tokens.service import Principal
 from app.triage.service import classify_events
@@ -88,6 +89,7 @@ def ingest(session: Session, principal: Principal, batch: Batch) -> IngestResult
             [(job_id, host, s, t, d, w) for s, t, d, w in batch.steps],
             numbers_only=True,
         )
+        write_rollups(session, job_id, host, batch.steps)
     if batch.events:
         events = classify_events(batch.events)
         session.execute(

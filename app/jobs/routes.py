@@ -1,21 +1,28 @@
-"""Jobs: the JSON API and the pages built from the same service calls."""
+"""Jobs: the JSON API and the pages built from the same service calls.
+
+Every page answers ``?format=json`` with the very data it renders (its JSON twin)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
 
 from app.deps import JobDep, PageJobDep, ReaderDep, SessionDep, SettingsDep, ViewerDep
-from app.jobs import charts, service
-from app.jobs.schemas import EventList, JobDetail, JobList, StepSeries
+from app.jobs import charts, overview, page, service
+from app.jobs.schemas import EventList, JobDetail, JobList, JobPage, Overview, StepSeries
+from app.jobs.series import step_series
 from app.jobs.status import STATUSES
 from app.web import render
 
 api = APIRouter(prefix="/api/v1", tags=["jobs"])
 pages = APIRouter(tags=["pages"])
 
-StatusQ = Annotated[str | None, Query(pattern="^(" + "|".join(STATUSES) + ")$")]
+StatusQ = Annotated[str | None, Query(pattern="^(" + "|".join(STATUSES) + ")?$")]
+NameQ = Annotated[str | None, Query(max_length=200)]
+ProjectQ = Annotated[str | None, Query(max_length=100)]
+FormatQ = Annotated[Literal["html", "json"], Query()]
 
 
 @api.get("/jobs", response_model=JobList)
@@ -24,19 +31,46 @@ def list_jobs(
     session: SessionDep,
     settings: SettingsDep,
     status: StatusQ = None,
-    name: Annotated[str | None, Query(max_length=200)] = None,
+    name: NameQ = None,
+    project: ProjectQ = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
     offset: Annotated[int, Query(ge=0)] = 0,
 ):
     """The jobs of the token's project, newest first, finished ones included."""
     return service.list_jobs(
-        session, principal, settings, limit=limit, offset=offset, status=status, name=name
+        session,
+        principal,
+        settings,
+        limit=limit,
+        offset=offset,
+        status=status or None,
+        name=name,
+        project=project,
     )
+
+
+@api.get("/overview", response_model=Overview)
+def get_overview(
+    principal: ReaderDep,
+    session: SessionDep,
+    settings: SettingsDep,
+    status: StatusQ = None,
+    project: ProjectQ = None,
+    name: NameQ = None,
+):
+    """What the overview page shows: jobs trouble first, with steps/s, trend, input and HBM shares."""
+    return overview.overview(session, principal, settings, status=status or None, project=project, name=name)
 
 
 @api.get("/jobs/{job_id}", response_model=JobDetail)
 def get_job(job: JobDep, session: SessionDep, settings: SettingsDep):
     return service.job_detail(session, job, settings)
+
+
+@api.get("/jobs/{job_id}/page", response_model=JobPage)
+def get_job_page(job: JobDep, session: SessionDep, settings: SettingsDep):
+    """What the job page shows: hosts (straggler marked), cards, timeline and chart data."""
+    return page.job_page(session, job, settings)
 
 
 @api.get("/jobs/{job_id}/steps", response_model=StepSeries)
@@ -48,8 +82,9 @@ def get_steps(
     end: Annotated[float | None, Query()] = None,
     host: Annotated[int | None, Query(ge=0)] = None,
 ):
-    """Step time and input wait per host, downsampled (MinMaxLTTB) to at most ``points`` each."""
-    return service.step_series(session, job, points=points, start=start, end=end, host=host)
+    """Step time and input wait per host, at most ``points`` each (MinMaxLTTB; rollups for wide
+    ranges). ``start``/``end`` are step numbers: charts re-fetch their window on zoom."""
+    return step_series(session, job, points=points, start=start, end=end, host=host)
 
 
 @api.get("/jobs/{job_id}/events", response_model=EventList)
@@ -62,33 +97,53 @@ def get_events(
     return service.job_events(session, job, kinds=kind, limit=limit)
 
 
+def _overview_context(data: Overview) -> dict:
+    return {"ov": data, "sparkline": overview.sparkline_points}
+
+
 @pages.get("/")
-def overview(
+def overview_page(
     request: Request,
     principal: ViewerDep,
     session: SessionDep,
     settings: SettingsDep,
     status: StatusQ = None,
-    name: Annotated[str | None, Query(max_length=200)] = None,
+    project: ProjectQ = None,
+    name: NameQ = None,
+    format: FormatQ = "html",
 ):
-    jobs = service.list_jobs(
-        session, principal, settings, status=status, name=name, limit=settings.jobs_page_size
-    )
-    return render(
-        request, "jobs/index.html", {"jobs": jobs, "status": status, "name": name or ""}, principal=principal
-    )
+    data = overview.overview(session, principal, settings, status=status or None, project=project, name=name)
+    if format == "json":
+        return JSONResponse(data.model_dump(mode="json"))
+    return render(request, "jobs/index.html", _overview_context(data), principal=principal)
+
+
+@pages.get("/fragments/jobs")
+def overview_fragment(
+    request: Request,
+    principal: ViewerDep,
+    session: SessionDep,
+    settings: SettingsDep,
+    status: StatusQ = None,
+    project: ProjectQ = None,
+    name: NameQ = None,
+):
+    """The overview's table alone: what the page fetches every few seconds to refresh itself."""
+    data = overview.overview(session, principal, settings, status=status or None, project=project, name=name)
+    return render(request, "jobs/_table.html", _overview_context(data), principal=principal)
 
 
 @pages.get("/jobs/{job_id}")
 def job_page(
-    request: Request, job: PageJobDep, principal: ViewerDep, session: SessionDep, settings: SettingsDep
+    request: Request,
+    job: PageJobDep,
+    principal: ViewerDep,
+    session: SessionDep,
+    settings: SettingsDep,
+    format: FormatQ = "html",
 ):
-    detail = service.job_detail(session, job, settings)
-    figures = charts.step_figures(service.step_series(session, job))
-    events = service.job_events(session, job)
-    return render(
-        request,
-        "jobs/detail.html",
-        {"job": detail, "figures": figures, "events": events.events},
-        principal=principal,
-    )
+    data = page.job_page(session, job, settings)
+    if format == "json":
+        return JSONResponse(data.model_dump(mode="json"))
+    figures = {**charts.step_figures(data.steps), **charts.device_figures(data.device)}
+    return render(request, "jobs/detail.html", {"p": data, "figures": figures}, principal=principal)

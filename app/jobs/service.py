@@ -1,14 +1,12 @@
-"""Reading jobs: lists, one job with its hosts, events, and chart series."""
+"""Reading jobs: lists, one job with its hosts, and its events (chart series: ``series.py``)."""
 
 from __future__ import annotations
 
 import time
 
-import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.jobs.downsample import downsample
 from app.jobs.schemas import (
     EventList,
     EventOut,
@@ -16,11 +14,9 @@ from app.jobs.schemas import (
     JobDetail,
     JobList,
     JobOut,
-    Series,
-    StepSeries,
 )
 from app.jobs.status import effective_status
-from app.models import Event, Job, JobHost, Project, Step
+from app.models import Event, Job, JobHost, Project
 from app.settings import Settings
 from app.tokens.service import Principal
 
@@ -103,37 +99,3 @@ def job_events(session: Session, job: Job, kinds: list[str] | None = None, limit
     if kinds:
         q = q.where(Event.kind.in_(kinds))
     return EventList(events=[EventOut.model_validate(e, from_attributes=True) for e in session.scalars(q)])
-
-
-def step_series(
-    session: Session,
-    job: Job,
-    points: int = 2000,
-    start: float | None = None,
-    end: float | None = None,
-    host: int | None = None,
-) -> StepSeries:
-    """Step time and input wait per host, each downsampled to at most ``points`` points.
-
-    ``start``/``end`` are step numbers (a zoomed chart asks again for its window)."""
-    q = select(Step.host_index, Step.step, Step.duration, Step.input_wait).where(Step.job_id == job.id)
-    if host is not None:
-        q = q.where(Step.host_index == host)
-    if start is not None:
-        q = q.where(Step.step >= start)
-    if end is not None:
-        q = q.where(Step.step <= end)
-    rows = session.execute(q.order_by(Step.host_index, Step.step)).all()
-    series: list[Series] = []
-    if rows:
-        arr = np.array(rows, dtype=np.float64)
-        hosts, first = np.unique(arr[:, 0], return_index=True)
-        bounds = list(first) + [len(arr)]
-        for i, h in enumerate(hosts):
-            part = arr[bounds[i] : bounds[i + 1]]
-            x = part[:, 1]
-            for col, name in ((2, "step_time"), (3, "input_wait")):
-                y = np.ascontiguousarray(part[:, col])
-                idx = downsample(np.ascontiguousarray(x), y, points)
-                series.append(Series(host=int(h), metric=name, x=x[idx].tolist(), y=y[idx].tolist()))
-    return StepSeries(job_id=job.id, points=points, total_steps=job.steps, series=series)

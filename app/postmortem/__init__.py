@@ -1,0 +1,1 @@
+"""Post-mortems of failed and lost runs: what happened, in order, and what to do about it."""

@@ -1,0 +1,65 @@
+"""What the post-mortem template needs, for the page and for the one-file export.
+
+The export inlines the stylesheet, plotly.js and the chart script, so the file opens offline,
+years later, from a ticket or an email. Its inline scripts are pinned by SHA-256 in a CSP (sent
+as a header and repeated in a <meta> tag for the saved file), so nothing else in it can run,
+whatever a log line holds; log text is escaped as everywhere else.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import re
+
+from app.jobs import charts
+from app.postmortem.schemas import PostMortem
+from app.settings import REPO_ROOT
+
+
+@functools.lru_cache(maxsize=4)
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def assets() -> dict[str, str]:
+    """The inline assets and the CSP that allows exactly those scripts."""
+    from app.main import plotly_js_path
+
+    plotly_js = _read(str(plotly_js_path()))
+    charts_js = _read(str(REPO_ROOT / "static" / "js" / "charts.js"))
+    css = _read(str(REPO_ROOT / "static" / "css" / "app.css"))
+    csp = (
+        f"default-src 'none'; script-src {_sha256(plotly_js)} {_sha256(charts_js)}; "
+        "style-src 'unsafe-inline'; img-src data:; font-src data:"
+    )
+    return {"plotly_js": plotly_js, "charts_js": charts_js, "css": css, "csp": csp}
+
+
+def figures(data: PostMortem) -> dict[str, str]:
+    out = {"last_steps": charts.step_figure(data.last_steps_series, "step_time", "Last steps").to_json()}
+    if data.hbm.get("hbm"):
+        title = "HBM before the end"
+        out["hbm"] = charts.device_figure(data.hbm["hbm"], title, data.hbm.get("hbm_unit", "")).to_json()
+    return out
+
+
+def context(data: PostMortem, inline: bool) -> dict:
+    ctx = {"pm": data, "figures": figures(data), "inline": inline}
+    if inline:
+        ctx["assets"] = assets()
+    return ctx
+
+
+def headers(job_id: int, name: str, download: bool) -> dict[str, str]:
+    h = {"Content-Security-Policy": assets()["csp"]}
+    if download:
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:80] or "job"
+        h["Content-Disposition"] = f'attachment; filename="postmortem-{job_id}-{slug}.html"'
+    return h

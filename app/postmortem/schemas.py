@@ -1,0 +1,58 @@
+"""What a post-mortem holds; the page, the exported file and the JSON API share it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.jobs.schemas import JobDetail, StepSeries
+
+
+class Phase(BaseModel):
+    name: str  # start | compile | steady | last_step | failure
+    ts: float | None
+    duration: float | None = None  # seconds the phase lasted, when it has an end
+    detail: str = ""
+
+
+class LogLine(BaseModel):
+    number: int  # 1-based, over the error event's context followed by its text
+    text: str
+    hit: bool = False  # the evidence line
+
+
+class RunSummary(BaseModel):
+    id: int
+    name: str
+    status: str
+    steps: int
+    step_time_p50: float | None
+    duration: float | None
+    hosts: int
+    started_at: float
+    url: str
+
+
+class LastStep(BaseModel):
+    host_index: int
+    step: int
+    ts: float
+    duration: float
+    input_wait: float
+
+
+class PostMortem(BaseModel):
+    job: JobDetail
+    phases: list[Phase]
+    last_steps: list[LastStep]
+    last_steps_series: StepSeries
+    hbm: dict[str, Any]  # device series over the minutes before the end
+    error_card: dict[str, Any] | None
+    other_cards: list[dict[str, Any]]
+    log: list[LogLine]
+    log_host: int | None = None
+    archive_url: str | None = None  # a link a browser can open
+    archive_location: str | None = None  # as the agent reported it (gs://...)
+    previous: RunSummary | None = None
+    this_run: RunSummary

@@ -1,0 +1,173 @@
+"""Building a post-mortem from what is stored: phases, the last steps, the HBM trend before the
+end, the error card with the log around its evidence, the archived log and the previous good run."""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import quote
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.jobs.page import error_cards, load_events
+from app.jobs.schemas import JobDetail
+from app.jobs.series import device_series, step_series
+from app.jobs.service import job_detail
+from app.models import Event, Job, JobHost, Step
+from app.postmortem.schemas import LastStep, LogLine, Phase, PostMortem, RunSummary
+from app.settings import Settings
+
+LAST_STEPS = 20  # rows of the "last steps" table
+LAST_WINDOW = 500  # steps per host in the "last steps" chart
+HBM_WINDOW_S = 1800.0  # HBM trend: the half hour before the end
+LOG_RADIUS = 15  # lines each side of the evidence
+
+
+def end_time(job: Job, detail: JobDetail) -> float:
+    """When the run ended: its exit, else (lost) the last word from any host."""
+    return detail.ended_at or job.last_seen_at
+
+
+def phases(job: Job, detail: JobDetail, card: dict | None) -> list[Phase]:
+    end = end_time(job, detail)
+    out = [Phase(name="start", ts=job.started_at, detail=f"{detail.hosts} host(s)")]
+    if job.first_step_at is not None:
+        out.append(
+            Phase(
+                name="compile",
+                ts=job.started_at,
+                duration=max(0.0, job.first_step_at - job.started_at),
+                detail="start to first step: startup and XLA compilation",
+            )
+        )
+        if job.last_step_at is not None:
+            out.append(
+                Phase(
+                    name="steady",
+                    ts=job.first_step_at,
+                    duration=max(0.0, job.last_step_at - job.first_step_at),
+                    detail=f"{job.steps} steps over all hosts, p50 {job.step_time_p50 or 0:.3f} s",
+                )
+            )
+            out.append(Phase(name="last_step", ts=job.last_step_at, detail=f"step {job.last_step}"))
+    else:
+        out.append(Phase(name="compile", ts=job.started_at, detail="no step was ever recorded"))
+    how = {"failed": "failed", "lost": "went silent (lost)"}.get(detail.status, detail.status)
+    what = []
+    if detail.exit_code is not None:
+        what.append(f"exit code {detail.exit_code}")
+    if detail.exit_signal:
+        what.append(f"signal {detail.exit_signal}")
+    if card:
+        what.append(f"{card.get('category')}: {card.get('title')}")
+    # How long it went without a step before the end (none when another host stepped on after).
+    quiet = end - job.last_step_at if job.last_step_at and end >= job.last_step_at else None
+    out.append(Phase(name="failure", ts=end, duration=quiet, detail=f"{how}; " + ", ".join(what)))
+    return out
+
+
+def log_window(event: Event | None, evidence: str | None) -> list[LogLine]:
+    """The lines around the evidence in the error event (its context lines, then its own text)."""
+    if event is None:
+        return []
+    context = (event.data or {}).get("context")
+    lines = [str(x) for x in context] if isinstance(context, list) else []
+    lines += event.message.splitlines()
+    needle = (evidence or "").strip().splitlines()[0].strip() if (evidence or "").strip() else ""
+    hit = next((i for i, ln in enumerate(lines) if needle and needle in ln), None)
+    if hit is None:
+        hit = len(lines) - 1  # no evidence line: the end of the traceback is where it died
+    lo, hi = max(0, hit - LOG_RADIUS), min(len(lines), hit + LOG_RADIUS + 1)
+    return [LogLine(number=i + 1, text=lines[i][:2000], hit=bool(needle) and i == hit) for i in range(lo, hi)]
+
+
+def browsable(url: str | None) -> str | None:
+    """A link a browser can open for an archived log; never a javascript: or other scheme.
+
+    >>> browsable("gs://bucket/logs/run 1.log")
+    'https://storage.cloud.google.com/bucket/logs/run%201.log'
+    >>> browsable("javascript:alert(1)") is None
+    True
+    """
+    if not url:
+        return None
+    if url.startswith("gs://"):
+        return "https://storage.cloud.google.com/" + quote(url[5:], safe="/")
+    if url.startswith(("https://", "http://")):
+        return url
+    return None
+
+
+def summary(job: Job, detail: JobDetail) -> RunSummary:
+    end = detail.ended_at or job.last_seen_at
+    return RunSummary(
+        id=job.id,
+        name=job.name,
+        status=detail.status,
+        steps=job.steps,
+        step_time_p50=job.step_time_p50,
+        duration=(end - job.started_at) if end else None,
+        hosts=detail.hosts,
+        started_at=job.started_at,
+        url=f"/jobs/{job.id}",
+    )
+
+
+def previous_success(session: Session, job: Job, settings: Settings) -> RunSummary | None:
+    prev = session.scalar(
+        select(Job)
+        .where(
+            Job.project_id == job.project_id,
+            Job.name == job.name,
+            Job.status == "succeeded",
+            Job.started_at < job.started_at,
+            Job.id != job.id,
+        )
+        .order_by(Job.started_at.desc())
+        .limit(1)
+    )
+    return summary(prev, job_detail(session, prev, settings)) if prev is not None else None
+
+
+def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
+    """The post-mortem of ``job`` (any status: a running job gets one too, with no failure yet)."""
+    detail = job_detail(session, job, settings)
+    events = load_events(session, job.id)
+    errors = [e for e in events if e.kind == "error"]
+    cards = error_cards(errors[-1:]) if errors else []  # the error nearest the end is what stopped it
+    card = cards[0] if cards else None
+    end = end_time(job, detail)
+    last = session.execute(
+        select(Step.host_index, Step.step, Step.ts, Step.duration, Step.input_wait)
+        .where(Step.job_id == job.id)
+        .order_by(Step.ts.desc())
+        .limit(LAST_STEPS)
+    ).all()
+    hosts = session.scalar(select(JobHost.id).where(JobHost.job_id == job.id).limit(1))
+    window_start = max(0, (job.last_step or 0) - LAST_WINDOW) if hosts else None
+    archive = next((e for e in reversed(events) if e.kind == "archive" and (e.data or {}).get("url")), None)
+    location = str(archive.data["url"]) if archive else None
+    return PostMortem(
+        job=detail,
+        phases=phases(job, detail, card),
+        last_steps=[
+            LastStep(host_index=h, step=s, ts=t, duration=d, input_wait=w) for h, s, t, d, w in last[::-1]
+        ],
+        last_steps_series=step_series(session, job, points=1000, start=window_start),
+        hbm={
+            k: (v if isinstance(v, str) else [s.model_dump() for s in v])
+            for k, v in device_series(session, job.id, since=end - HBM_WINDOW_S).items()
+        },
+        error_card=card,
+        other_cards=error_cards(errors[:-1])[:5] if len(errors) > 1 else [],
+        log=log_window(errors[-1] if errors else None, card.get("evidence") if card else None),
+        log_host=errors[-1].host_index if errors else None,
+        archive_url=browsable(location),
+        archive_location=location,
+        previous=previous_success(session, job, settings),
+        this_run=summary(job, detail),
+    )
+
+
+def generated_at() -> float:
+    return time.time()
