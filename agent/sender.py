@@ -11,10 +11,11 @@ import json
 import random
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 
 from agent import log
-from agent.spool import Spool
+from agent.spool import Spool, SpoolWriter, read_records
 from agent.transport import HttpTransport, TransportError
 
 
@@ -67,10 +68,9 @@ class Sender:
         On a retryable failure this sleeps the backoff (bounded by ``deadline``) and returns False.
         """
         recovery = self.spool.recover_abandoned()
-        self.stats.truncated_bytes += recovery.truncated_bytes
-        if recovery.truncated_bytes:
-            log.warn(f"spool: cut {recovery.truncated_bytes} bytes of a torn tail in {self.spool.directory}")
-        self.stats.spool_dropped_events += self.spool.enforce_limit(self.max_spool_bytes)
+        self._lost(truncated_bytes=recovery.truncated_bytes)
+        self._lost(dropped_events=self.spool.enforce_limit(self.max_spool_bytes))
+        cut_now = False  # a loss found after sending: its notice goes out in the next round
         try:
             for segment, record in self.spool.pending():
                 if deadline is not None and time.monotonic() > deadline:
@@ -78,8 +78,15 @@ class Sender:
                 self._send_payload(record.payload, record.events)
                 self.spool.set_acked(segment, record.end)
             for segment in self.spool.ready():
-                if self.spool.acked(segment) >= segment.stat().st_size:
-                    self.spool.remove(segment)
+                acked, size = self.spool.acked(segment), segment.stat().st_size
+                if acked < size:
+                    # Sent up to here; what follows is either new (keep) or a corrupt tail (cut).
+                    _, valid_end, size = read_records(segment, acked)
+                    if valid_end > acked:
+                        continue
+                    self._lost(truncated_bytes=size - acked)
+                    cut_now = True
+                self.spool.remove(segment)
         except _Retry as retry:
             delay = retry.delay if retry.delay is not None else self.backoff.next_delay()
             if deadline is not None:
@@ -94,7 +101,27 @@ class Sender:
         except FileNotFoundError:
             return False  # another sender took the segment; look again
         self.backoff.reset()
-        return True
+        return not cut_now
+
+    def _lost(self, truncated_bytes: int = 0, dropped_events: int = 0) -> None:
+        """Count data the spool had to give up and tell the server, through the spool itself."""
+        if not (truncated_bytes or dropped_events):
+            return
+        self.stats.truncated_bytes += truncated_bytes
+        self.stats.spool_dropped_events += dropped_events
+        if truncated_bytes:
+            kind, msg = "spool_truncated", f"cut {truncated_bytes} bytes of a torn or corrupt spool tail"
+        else:
+            kind, msg = "spool_dropped", f"spool full: dropped the {dropped_events} oldest events"
+        log.warn(f"{msg} in {self.spool.directory}")
+        try:
+            notice = loss_notice(self.spool.directory, kind, msg, truncated_bytes, dropped_events)
+            if notice is not None:
+                writer = SpoolWriter(self.spool.directory, f"notice-{uuid.uuid4().hex[:16]}")
+                writer.append(notice, 1)
+                writer.close()
+        except (OSError, ValueError) as exc:  # a full disk: the warning above is all we can do
+            log.warn_once("notice", f"cannot record the spool loss: {exc}")
 
     def _send_payload(self, payload: bytes, events: int) -> None:
         try:
@@ -123,6 +150,24 @@ class Sender:
         msg = f"server refused a batch ({reply.status}): {reply.message}"
         self.stats.errors.append(msg)
         log.warn(msg)
+
+
+def loss_notice(directory, kind: str, message: str, truncated_bytes: int, dropped_events: int):
+    """A one-event batch for the run a spool folder belongs to (None when the folder has no meta)."""
+    try:
+        meta = json.loads((directory / "meta.json").read_text())
+    except FileNotFoundError:
+        return None
+    now = time.time()
+    batch = {
+        "v": 1,
+        "stream": f"notice-{uuid.uuid4().hex}",
+        "seq": 0,
+        "run": {"run_id": meta["run_id"], "job": meta["job"], "host": meta.get("host", 0)},
+        "sent_at": now,
+        "events": [[now, kind, message, {"bytes": truncated_bytes, "events": dropped_events}]],
+    }
+    return json.dumps(batch, separators=(",", ":")).encode()
 
 
 def split_batch(payload: bytes) -> list[tuple[bytes, int]] | None:
