@@ -88,6 +88,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in (ingest_router, jobs_api, auth_router, jobs_pages, triage_api, triage_pages):
         app.include_router(router)
     app.include_router(metrics_router)
+    from app.jobs.metrics_routes import router as job_metrics_router
+
+    app.include_router(job_metrics_router)
     from app.postmortem.routes import api as postmortem_api
     from app.postmortem.routes import pages as postmortem_pages
 

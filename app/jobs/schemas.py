@@ -43,10 +43,24 @@ class JobOut(BaseModel):
     url: str
 
 
+class LikelyCause(BaseModel):
+    """What probably ended a failed or lost job when its output does not say (node state)."""
+
+    cause: str  # preemption, terminated, repair, unhealthy, ...
+    summary: str
+    state: str | None = None
+    health: str | None = None
+    symptoms: list[str] = []
+    event_id: int
+    ts: float
+    host_index: int
+
+
 class JobDetail(JobOut):
     host_list: list[HostOut]
     attrs: dict[str, Any] = {}
     dropped_events: int = 0
+    likely_cause: LikelyCause | None = None
 
 
 class JobList(BaseModel):

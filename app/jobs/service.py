@@ -7,6 +7,7 @@ import time
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.jobs.causes import likely_cause
 from app.jobs.schemas import (
     EventList,
     EventOut,
@@ -91,6 +92,7 @@ def job_detail(session: Session, job: Job, settings: Settings) -> JobDetail:
         host_list=[HostOut.model_validate(h, from_attributes=True) for h in hosts],
         attrs=job.attrs or {},
         dropped_events=job.dropped_events,
+        likely_cause=likely_cause(session, job, status=base["status"]),
     )
 
 

@@ -1,0 +1,27 @@
+"""``GET /api/v1/jobs/{id}/metrics?name=``: a job's metric samples per host and chip."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from app.deps import JobDep, SessionDep
+from app.jobs.metrics_service import MetricList, metric_series
+
+router = APIRouter(prefix="/api/v1", tags=["jobs"])
+
+
+@router.get("/jobs/{job_id}/metrics", response_model=MetricList)
+def get_metrics(
+    job: JobDep,
+    session: SessionDep,
+    name: Annotated[str | None, Query(max_length=100)] = None,
+    host: Annotated[int | None, Query(ge=0)] = None,
+    chip: Annotated[int | None, Query(ge=0)] = None,
+    since: Annotated[float | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=100000)] = 20000,
+):
+    """Samples of ``name`` (e.g. ``tpu.hbm.used_bytes``) per (host, chip); without ``name``, the
+    metric names this job has."""
+    return metric_series(session, job, name=name, host=host, chip=chip, since=since, limit=limit)
