@@ -1,4 +1,4 @@
-"""`tpuwatch server` and `tpuwatch db upgrade`."""
+"""`tpuwatch server`, `tpuwatch db upgrade` and `tpuwatch db prune`."""
 
 from __future__ import annotations
 
@@ -31,6 +31,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     up = dsub.add_parser("upgrade", help="apply pending migrations")
     up.add_argument("--db", help="database URL (default: TPUWATCH_DB or the embedded SQLite file)")
     up.set_defaults(func=_upgrade)
+    prune = dsub.add_parser(
+        "prune",
+        help="delete old raw steps (their rollups stay, so charts of the whole run still draw)",
+        description="Delete raw step rows that ended more than DAYS ago. Each job's rollups are checked "
+        "first and rebuilt from its raw steps when incomplete; rollups are never deleted.",
+    )
+    prune.add_argument("--raw-older-than", type=float, required=True, metavar="DAYS", help="age in days")
+    prune.add_argument("--db", help="database URL (default: TPUWATCH_DB or the embedded SQLite file)")
+    prune.set_defaults(func=_prune)
 
 
 def _settings(args):
@@ -45,6 +54,28 @@ def _upgrade(args: argparse.Namespace) -> int:
     settings = _settings(args)
     upgrade(settings.database_url)
     print(f"database is up to date: {_redact(settings.database_url)}")
+    return 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    from app.db import make_engine, make_sessionmaker, transaction, upgrade
+    from app.jobs.rollups import prune_raw_steps
+
+    if args.raw_older_than < 0:
+        print("tpuwatch db prune: --raw-older-than must be zero or more days")
+        return 2
+    settings = _settings(args)
+    upgrade(settings.database_url)
+    engine = make_engine(settings.database_url)
+    try:
+        with transaction(make_sessionmaker(engine)) as session:
+            done = prune_raw_steps(session, args.raw_older_than)
+    finally:
+        engine.dispose()
+    print(
+        f"pruned {done['deleted']} raw steps older than {args.raw_older_than:g} days from {done['jobs']} "
+        f"job(s); rollups rebuilt first for {done['rebuilt']}"
+    )
     return 0
 
 

@@ -1,4 +1,8 @@
-"""Plotly figures for job pages and post-mortems: pure functions, data in, figure JSON out."""
+"""Plotly figures for job pages and post-mortems: pure functions, data in, figure JSON out.
+
+Traces are SVG ``Scatter``, not ``Scattergl``: WebGL traces build code at run time, which the
+pages' CSP forbids (no unsafe-eval); at most ~2,000 points per series, SVG draws fast enough.
+"""
 
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ def step_figure(data: StepSeries, metric: str, title: str | None = None) -> go.F
         if s.metric != metric:
             continue
         fig.add_trace(
-            go.Scattergl(
+            go.Scatter(
                 x=s.x,
                 y=s.y,
                 mode="lines",
@@ -56,7 +60,7 @@ def device_figure(series: list[dict], title: str, y_title: str) -> go.Figure:
     fig = go.Figure()
     for s in series:
         fig.add_trace(
-            go.Scattergl(
+            go.Scatter(
                 x=[_iso(t) for t in s["x"]],
                 y=s["y"],
                 mode="lines",
