@@ -74,6 +74,8 @@ SCAN_KEYS = (
     "storage.objects",
     "Cell In[",
     "<ipython-input",
+    "Mosaic",
+    "steps_per_epoch * epochs",
 )
 
 

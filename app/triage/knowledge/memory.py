@@ -108,6 +108,13 @@ OOM = Category(
             subtype="runtime_allocation",
         ),
         sig(r"CUDA out of memory|CUDA_ERROR_OUT_OF_MEMORY", 0.9, "CUDA"),
+        # TensorFlow appends this hint only to allocation failures (also when XRT/TPU compiles).
+        sig(
+            r"list of allocated tensors when OOM happens|report_tensor_allocations_upon_oom",
+            0.85,
+            "report_tensor_allocations_upon_oom",
+            "when OOM happens",
+        ),
         sig(r"Program hbm requirement|Total hbm usage", 0.85, "hbm requirement", "hbm usage", subtype="hbm"),
         # Not gRPC's message-size limit nor a cloud quota: those are RESOURCE_EXHAUSTED too.
         sig(
@@ -188,7 +195,14 @@ COMPILE_ERROR = Category(
             "E1001",
             subtype="vmem",
         ),
-        sig(r"Mosaic failed to compile|Mosaic kernels?\b|MosaicError", 0.9, "Mosaic", subtype="mosaic"),
+        # Every line with "Mosaic" is scanned: only failure wording counts, not "using Mosaic kernels".
+        sig(
+            r"Mosaic failed to compile|MosaicError|Mosaic kernels? (?:cannot|can't|could not|failed|"
+            r"(?:is|are) not)|Mosaic.{0,60}(?:[Ee]rror|[Ff]ailed|[Ff]ailure|not supported|[Uu]nimplemented)",
+            0.9,
+            "Mosaic",
+            subtype="mosaic",
+        ),
         sig(
             r"\bPallas\b.{0,80}(?:lowering|not supported|[Uu]nimplemented|failed)|"
             r"Unimplemented primitive in Pallas",

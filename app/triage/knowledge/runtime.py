@@ -212,6 +212,10 @@ STRATEGY_SCOPE = Category(
 )
 
 
+# A storage permission error is about a checkpoint unless the object it names is a TensorBoard
+# event file or an input record file: those are written / read by other parts of the job.
+_NOT_CKPT_OBJECT = r"(?!.{0,300}(?:tfevents|\.tfrecords?\b|\.tfrec\b))"
+
 _CKPT_PATH = re.compile(r"((?:gs://|/)[^\s'\":,]*(?:ckpt|checkpoint)[^\s'\":,]*)", re.IGNORECASE)
 _HTTP = re.compile(r"(?:HTTP response code|code\"?:) ?(\d{3})")
 
@@ -254,15 +258,20 @@ CHECKPOINT = Category(
             "shape_and_slice",
         ),
         sig(r"Unsuccessful TensorSliceReader constructor", 0.88, "TensorSliceReader"),
+        # tf.train.init_from_checkpoint: a variable's shape differs from the stored tensor's.
+        sig(r"doesn't match with shape of tensor .{0,200}from checkpoint reader", 0.92, "checkpoint reader"),
+        # jax array serialization (Orbax / t5x) limits bytes in flight while reading or writing.
+        sig(r"Requested more bytes than we reserved space for", 0.8, "reserved space for"),
         sig(r"Error opening \"\w+\" driver|tensorstore", 0.85, "driver", "tensorstore"),
         sig(
-            r"(?:does not have|missing) storage\.(?:objects|buckets)\.\w+ (?:access|permission)",
+            r"(?:does not have|missing) storage\.(?:objects|buckets)\.\w+ (?:access|permission)"
+            + _NOT_CKPT_OBJECT,
             0.72,
             "storage.",
         ),
         sig(
-            r"(?:PermissionError|[Pp]ermission denied).{0,120}gs://|gs://.{0,200}(?:write "
-            r"access|[Pp]ermission denied)",
+            r"(?:(?:PermissionError|[Pp]ermission denied).{0,120}gs://|gs://.{0,200}(?:write "
+            r"access|[Pp]ermission denied))" + _NOT_CKPT_OBJECT,
             0.72,
             "ermission",
         ),

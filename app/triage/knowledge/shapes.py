@@ -96,6 +96,13 @@ DYNAMIC_SHAPE = Category(
             subtype="jax_tracer",
         ),
         sig(r"TracerArrayConversionError", 0.72, "Tracer", subtype="jax_tracer"),
+        sig(
+            r"must have static start/stop/step|does not support dynamically sized arrays",
+            0.9,
+            "static start/stop/step",
+            "dynamically sized arrays",
+            subtype="jax_tracer",
+        ),
     ),
     subtypes={
         "jax_tracer": Subtype(
@@ -159,7 +166,7 @@ UNSUPPORTED_OP = Category(
     ),
     signatures=(
         sig(r"Detected unsupported operations when trying to compile graph", 0.93, "unsupported operations"),
-        sig(r"No registered '[^']+' OpKernel for '?(?:XLA_\w+_JIT|TPU|CPU|GPU)'? devices", 0.9, "OpKernel"),
+        sig(r"No registered '[^']+' OpKernel for '?(?:XLA_\w+|TPU|CPU|GPU)'? devices", 0.9, "OpKernel"),
         sig(r"MLIR translation rule for primitive '[^']+' not found", 0.92, "MLIR translation"),
         sig(r"Could not run 'aten::\w+' with arguments from the '\w+' backend", 0.9, "aten::"),
         sig(
@@ -222,6 +229,7 @@ UNSUPPORTED_DTYPE = Category(
     ),
     signatures=(
         sig(r"is not a supported TPU infeed type", 0.97, "infeed type"),
+        sig(r"[Uu]nsupported data ?type for (?:the )?TPU", 0.95, "data type for", "datatype for"),
         sig(r"64-bit data types are not (?:yet )?supported", 0.95, "64-bit"),
         sig(r"Element type \w+ is not supported on TPU", 0.95, "Element type"),
         sig(

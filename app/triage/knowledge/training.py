@@ -40,6 +40,13 @@ INPUT_PIPELINE = Category(
     ),
     signatures=(
         sig(r"Your input ran out of data", 0.95, "ran out of data", subtype="exhausted"),
+        # The rest of Keras' message, when the log wrapped it onto its own line.
+        sig(
+            r"generate at least `?steps_per_epoch \* epochs`? batches",
+            0.9,
+            "steps_per_epoch * epochs",
+            subtype="exhausted",
+        ),
         sig(r"\bEnd of sequence\b", 0.92, "End of sequence", subtype="exhausted"),
         sig(r"\bOutOfRangeError\b|\bOut of range: ", 0.88, "OutOfRange", "Out of range", subtype="exhausted"),
         sig(
@@ -119,6 +126,12 @@ NAN_INF = Category(
         sig(r"invalid value \((?:nan|inf)\) encountered in", 0.95, "invalid value ("),
         sig(r"returned nan values in its \d+\w* output", 0.92, "returned nan"),
         sig(r"\bCheckNumerics\b|check_numerics", 0.8, "CheckNumerics", "check_numerics"),
+        # Trainers that stop on a bad loss: "Loss became infinite or NaN", "loss ... is nan".
+        sig(
+            r"\b[Ll]oss\b.{0,60}\b(?:is|became|becomes|was) (?:infinite|inf|Inf|nan|NaN)\b",
+            0.88,
+            "oss",
+        ),
         sig(
             r"\bis (?:NaN|Inf|inf or nan)\b|\bloss\W{1,4}(?:nan|NaN|inf)\b",
             0.62,

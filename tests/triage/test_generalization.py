@@ -1,0 +1,127 @@
+"""Rules added after measuring the classifier on error output it had not seen.
+
+Each fixture is written for this file (the wording the frameworks print, with made-up names, paths and
+sizes) and checks one rule, plus near misses that must not name a category.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.triage.engine import classify_text
+
+
+def _category(text: str) -> str:
+    cards = classify_text(text)
+    return cards[0].category if cards else "unknown"
+
+
+TF_OOM_HINT = (
+    "  Allocation type: HLO temp\n"
+    "\t [[{{node XRTCompile}}]]\n"
+    "Hint: If you want to see a list of allocated tensors when OOM happens, add "
+    "report_tensor_allocations_upon_oom to RunOptions for current allocation info.\n"
+    "0 successful operations.\n"
+    "0 derived errors ignored.\n"
+)
+
+JAX_TRACED_SLICE = (
+    "IndexError: Array slice indices must have static start/stop/step to be used with NumPy indexing "
+    "syntax. Found slice(Traced<ShapedArray(int32[])>, None, None). To index a statically sized array "
+    "at a dynamic position, try lax.dynamic_slice/dynamic_update_slice (JAX does not support dynamically "
+    "sized arrays within JIT compiled functions).\n"
+)
+
+XLA_CPU_KERNEL = (
+    "tensorflow.python.framework.errors_impl.NotFoundError: No registered 'StringFormat' OpKernel for "
+    "XLA_CPU devices compatible with node {{node StringFormat}}\n"
+)
+
+TPU_STRING_TYPE = (
+    "InvalidArgumentError: Unsupported data type for TPU: string, caused by output "
+    "IteratorGetNext:1 [Op:__inference_train_function_4711]\n"
+)
+
+MOSAIC_PARTITION = (
+    "Mosaic kernels cannot be automatically partitioned. Please wrap the call in a shard_map.\n"
+)
+
+INIT_FROM_CHECKPOINT = (
+    "ValueError: Shape of variable encoder/layer_3/dense/kernel:0 ((512, 2048)) doesn't match with "
+    "shape of tensor encoder/layer_3/dense/kernel ([768, 3072]) from checkpoint reader.\n"
+)
+
+SERIALIZATION_BYTES = (
+    "ValueError: Requested more bytes than we reserved space for: 21474836480 > 17179869184\n"
+)
+
+KERAS_WRAPPED_WARNING = (
+    "Epoch 7/20\n"
+    "Make sure that your dataset or generator can generate at least `steps_per_epoch * epochs` "
+    "batches (in this case, 2000 batches). You may need to use the repeat() function when building "
+    "your dataset.\n"
+)
+
+LOSS_BECAME_NAN = "FloatingPointError: Loss became infinite or NaN at iteration=1207!\n"
+LOSS_IS_NAN = "ValueError: The loss returned by the training step is nan, stopping.\n"
+
+_HTTP_403 = (
+    "PermissionDeniedError: Error executing an HTTP request: HTTP response code 403 with body '{\n"
+    '    "message": "tpu-sa@proj.iam.gserviceaccount.com does not have storage.objects.create access '
+    "to the Google Cloud Storage object "
+)
+_EVENTS = "runs/exp1/train/events.out.tfevents.1700000000.host-0.5.v2"
+TENSORBOARD_403 = (
+    f'{_HTTP_403}{_EVENTS}.",\n'
+    f"\t when initiating an upload to gs://{_EVENTS}\n"
+    f"\tFailed to flush 3 events to gs://{_EVENTS}\n"
+)
+CHECKPOINT_403 = f'{_HTTP_403}runs/exp1/ckpt/model.ckpt-5000.index.",\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        (TF_OOM_HINT, "oom"),
+        (JAX_TRACED_SLICE, "dynamic_shape"),
+        (XLA_CPU_KERNEL, "unsupported_op"),
+        (TPU_STRING_TYPE, "unsupported_dtype"),
+        (MOSAIC_PARTITION, "compile_error"),
+        (INIT_FROM_CHECKPOINT, "checkpoint"),
+        (SERIALIZATION_BYTES, "checkpoint"),
+        (KERAS_WRAPPED_WARNING, "input_pipeline"),
+        (LOSS_BECAME_NAN, "nan_inf"),
+        (LOSS_IS_NAN, "nan_inf"),
+        (CHECKPOINT_403, "checkpoint"),
+    ],
+    ids=[
+        "tf-oom-hint",
+        "jax-traced-slice",
+        "xla-cpu-kernel",
+        "tpu-string-type",
+        "mosaic-partition",
+        "init-from-checkpoint",
+        "serialization-bytes",
+        "keras-wrapped-warning",
+        "loss-became-nan",
+        "loss-is-nan",
+        "checkpoint-403",
+    ],
+)
+def test_new_rule_names_the_category(text, category):
+    assert _category(text) == category
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        TENSORBOARD_403,
+        "I0101 10:00:00.000000 1 attention.py:88] Using Mosaic kernels for flash attention (block 512)\n",
+        "Mosaic kernel cache at /tmp/mosaic warmed up in 3.2s\n",
+        "Epoch 3: val_loss did not improve from inf, error rate 0.12\n",
+        "WARNING: steps_per_epoch * epochs = 4000 (from the config)\n",
+    ],
+    ids=["tensorboard-403", "mosaic-info", "mosaic-cache", "val-loss-inf", "steps-config"],
+)
+def test_near_misses_name_no_category(text):
+    assert _category(text) == "unknown"
