@@ -96,7 +96,7 @@ def perf_card_dicts(session: Session, job: Job, hosts: list[HostRow], facts: dic
 
     first_host = hosts[0].host_index if hosts else 0
     base = select(Step.duration, Step.input_wait).where(Step.job_id == job.id, Step.host_index == first_host)
-    rows = session.execute(base.order_by(Step.step.desc()).limit(2000)).all()[::-1]
+    rows = session.connection().execute(base.order_by(Step.step.desc()).limit(2000)).all()[::-1]
     if len(rows) == 2000:  # a long run: the first step (compilation) still counts
         rows = session.execute(base.order_by(Step.step).limit(1)).all() + rows
     peaks = dict(

@@ -43,10 +43,14 @@ def assets() -> dict[str, str]:
 
 
 def figures(data: PostMortem) -> dict[str, str]:
-    out = {"last_steps": charts.step_figure(data.last_steps_series, "step_time", "Last steps").to_json()}
+    out = {
+        "last_steps": charts.to_json(charts.step_figure(data.last_steps_series, "step_time", "Last steps"))
+    }
     if data.hbm.get("hbm"):
         title = "HBM before the end"
-        out["hbm"] = charts.device_figure(data.hbm["hbm"], title, data.hbm.get("hbm_unit", "")).to_json()
+        out["hbm"] = charts.to_json(
+            charts.device_figure(data.hbm["hbm"], title, data.hbm.get("hbm_unit", ""))
+        )
     return out
 
 

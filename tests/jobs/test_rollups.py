@@ -72,7 +72,7 @@ def test_a_wide_view_reads_rollups_and_keeps_each_hosts_spike(sessions):
         job = s.get(Job, job_id)
         data = step_series(s, job, points=500)
         window = step_series(s, job, points=500, start=30_000, end=30_200)
-    assert data.source == "rollup" and data.bucket_steps == LEVEL_WIDTHS[1]
+    assert data.source == "rollup" and data.bucket_steps == LEVEL_WIDTHS[0]
     step_time = {x.host: x for x in data.series if x.metric == "step_time"}
     assert set(step_time) == {0, 1}
     for host, s_ in step_time.items():
