@@ -78,6 +78,42 @@ TENSORBOARD_403 = (
 )
 CHECKPOINT_403 = f'{_HTTP_403}runs/exp1/ckpt/model.ckpt-5000.index.",\n'
 
+TF_MASTER_UNREACHABLE = (
+    "W0301 09:12:44.100200 140001 tpu_system_metadata.py:97] Failed to connect to the Tensorflow "
+    "master. The TPU worker may not be ready (still scheduling) or the Tensorflow master address is "
+    "incorrect: got (grpc://10.1.2.3:8470).\n"
+)
+OLD_JAX_INDEX = (
+    "TypeError: The __index__ method was called on the JAX Tracer object "
+    "Traced<ShapedArray(int32[])>with<DynamicJaxprTrace(level=1/0)>\n"
+)
+TPU_COMPILE_LOG = (
+    "2023-05-02 11:00:01.000000: I tensorflow/core/tpu/kernels/tpu_compile_op_common.cc:175] "
+    "Compilation of 1234567890123 with session name  took 12.5s and failed\n"
+)
+PTXAS_CRASH = (
+    "2024-02-02 10:00:00.000000: F external/xla/xla/service/gpu/gpu_compiler.cc:600] Non-OK-status: "
+    "status\nStatus: INTERNAL: ptxas exited with non-zero error code 11, output:\n"
+)
+TORCH_STATE_DICT = (
+    "RuntimeError: Error(s) in loading state_dict for VisionEncoder:\n"
+    "\tsize mismatch for head.weight: copying a param with shape torch.Size([1000, 768]) from "
+    "checkpoint, the shape in current model is torch.Size([10, 768]).\n"
+)
+TF1_ASSIGN = (
+    "InvalidArgumentError (see above for traceback): Assign requires shapes of both tensors to match. "
+    "lhs shape= [256,10] rhs shape= [256,1000]\n"
+    "\t [[Node: save/Assign_41 = Assign[T=DT_FLOAT](dense/kernel, save/RestoreV2:41)]]\n"
+)
+IPYTHON_CKPT_FRAME = (
+    "ValueError                                Traceback (most recent call last)\n"
+    "<ipython-input-9-0a1b2c3d4e5f> in <module>()\n"
+    "----> 1 finetune(model_dir)\n"
+    "/usr/local/lib/python3.8/dist-packages/tensorflow/python/training/checkpoint_utils.py in "
+    "_init_from_checkpoint(ckpt_dir_or_file, assignment_map)\n"
+    "ValueError: Shape of variable encoder/embe\n"
+)
+
 
 @pytest.mark.parametrize(
     ("text", "category"),
@@ -93,6 +129,13 @@ CHECKPOINT_403 = f'{_HTTP_403}runs/exp1/ckpt/model.ckpt-5000.index.",\n'
         (LOSS_BECAME_NAN, "nan_inf"),
         (LOSS_IS_NAN, "nan_inf"),
         (CHECKPOINT_403, "checkpoint"),
+        (TF_MASTER_UNREACHABLE, "connection_loss"),
+        (OLD_JAX_INDEX, "dynamic_shape"),
+        (TPU_COMPILE_LOG, "compile_error"),
+        (PTXAS_CRASH, "compile_error"),
+        (TORCH_STATE_DICT, "checkpoint"),
+        (TF1_ASSIGN, "checkpoint"),
+        (IPYTHON_CKPT_FRAME, "checkpoint"),
     ],
     ids=[
         "tf-oom-hint",
@@ -106,6 +149,13 @@ CHECKPOINT_403 = f'{_HTTP_403}runs/exp1/ckpt/model.ckpt-5000.index.",\n'
         "loss-became-nan",
         "loss-is-nan",
         "checkpoint-403",
+        "tf-master-unreachable",
+        "old-jax-index",
+        "tpu-compile-log",
+        "ptxas-crash",
+        "torch-state-dict",
+        "tf1-assign",
+        "ipython-checkpoint-frame",
     ],
 )
 def test_new_rule_names_the_category(text, category):
@@ -120,8 +170,18 @@ def test_new_rule_names_the_category(text, category):
         "Mosaic kernel cache at /tmp/mosaic warmed up in 3.2s\n",
         "Epoch 3: val_loss did not improve from inf, error rate 0.12\n",
         "WARNING: steps_per_epoch * epochs = 4000 (from the config)\n",
+        "I0101 10:00:00.000000 1 ckpt.py:10] No checkpoint path provided, not restoring from checkpoint\n",
+        "INFO: Compilation of 1234567890123 with session name  took 3.1s\n",
     ],
-    ids=["tensorboard-403", "mosaic-info", "mosaic-cache", "val-loss-inf", "steps-config"],
+    ids=[
+        "tensorboard-403",
+        "mosaic-info",
+        "mosaic-cache",
+        "val-loss-inf",
+        "steps-config",
+        "no-checkpoint-info",
+        "compile-ok-info",
+    ],
 )
 def test_near_misses_name_no_category(text):
     assert _category(text) == "unknown"

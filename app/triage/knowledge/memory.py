@@ -227,6 +227,10 @@ COMPILE_ERROR = Category(
             subtype="too_many_parameters",
         ),
         sig(r"XLA:TPU compile permanent error", 0.72, "compile permanent error"),
+        # TF's TPU compile op logs the failure at INFO level before the error surfaces.
+        sig(r"Compilation of \d+ with session name.{0,60}\band failed", 0.75, "and failed"),
+        # XLA:GPU handing a kernel to ptxas, which crashed or rejected it.
+        sig(r"ptxas (?:exited with non-zero|fatal)", 0.8, "ptxas", subtype="internal"),
         sig(
             r"[Ii]nternal compiler error|LLVM ERROR", 0.7, "compiler error", "LLVM ERROR", subtype="internal"
         ),

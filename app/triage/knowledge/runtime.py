@@ -72,6 +72,12 @@ CONNECTION_LOSS = Category(
         ),
         sig(r"lame workers found", 0.86, "lame workers"),
         sig(
+            r"Failed to connect to the Tensorflow master|TPU worker may not be ready",
+            0.84,
+            "Tensorflow master",
+            "may not be ready",
+        ),
+        sig(
             r"error was raised while a session was being created|error occurred when attempting "
             r"to close the session",
             0.85,
@@ -258,6 +264,16 @@ CHECKPOINT = Category(
             "shape_and_slice",
         ),
         sig(r"Unsuccessful TensorSliceReader constructor", 0.88, "TensorSliceReader"),
+        # torch load_state_dict: the weights file and the model disagree.
+        sig(
+            r"Error\(s\) in loading state_dict for|(?:Missing|Unexpected) key\(s\) in state_dict|"
+            r"copying a param with shape .{0,120} from checkpoint",
+            0.88,
+            "state_dict",
+            "copying a param",
+        ),
+        # TF1 Saver restoring into a graph whose variable has another shape.
+        sig(r"Assign requires shapes of both tensors to match", 0.72, "Assign requires shapes"),
         # tf.train.init_from_checkpoint: a variable's shape differs from the stored tensor's.
         sig(r"doesn't match with shape of tensor .{0,200}from checkpoint reader", 0.92, "checkpoint reader"),
         # jax array serialization (Orbax / t5x) limits bytes in flight while reading or writing.
@@ -292,9 +308,17 @@ CHECKPOINT = Category(
         ),
         sig(
             r"File \"[^\"]*(?:orbax/checkpoint|checkpoint_manag|/training/saver\.py|"
-            r"checkpoints?\.py)",
+            r"checkpoint(?:s|_utils)?\.py)",
             0.52,
             'File "',
+        ),
+        # The same frames as IPython prints them: "/.../checkpoint_utils.py in _init_from_checkpoint(".
+        sig(
+            r"(?:orbax/checkpoint|checkpoint_manag|/training/saver\.py|checkpoint(?:s|_utils)?\.py)"
+            r"\S* in \w+\(",
+            0.52,
+            "heckpoint",
+            "saver.py",
         ),
     ),
     facts=_ckpt_facts,

@@ -96,6 +96,8 @@ DYNAMIC_SHAPE = Category(
             subtype="jax_tracer",
         ),
         sig(r"TracerArrayConversionError", 0.72, "Tracer", subtype="jax_tracer"),
+        # Older JAX wording of TracerIntegerConversionError.
+        sig(r"method was called on the JAX Tracer object", 0.88, "Tracer object", subtype="jax_tracer"),
         sig(
             r"must have static start/stop/step|does not support dynamically sized arrays",
             0.9,
