@@ -294,6 +294,8 @@ class Monitor:
         while not self._stop.wait(self.flush_interval):
             try:
                 self.flush()
+                with self._flush_lock:  # a job gone quiet (a hang) must not keep its last steps unsent
+                    self._writer.rotate_if_due()
             except Exception as exc:  # a full disk must not reach training
                 log.warn_once("write", f"cannot write the spool: {type(exc).__name__}: {exc}")
 

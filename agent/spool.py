@@ -80,6 +80,11 @@ class SpoolWriter:
 
     close = rotate
 
+    def rotate_if_due(self) -> None:
+        """Close the open segment once it is ``rotate_seconds`` old, even if nothing new came."""
+        if self._fh is not None and time.monotonic() - self._opened_at >= self.rotate_seconds:
+            self.rotate()
+
     def _open(self) -> None:
         while True:
             path = self.directory / f"{self.stream}-{self._seg_no:08d}.open"

@@ -29,7 +29,10 @@ def get_session(request: Request) -> Iterator[Session]:
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
-SessionDep = Annotated[Session, Depends(get_session)]
+# scope="function": commit before the response goes out. With the default ("request") FastAPI closes
+# the session after sending, so an agent could hear 200 for a batch whose commit then failed or
+# whose server died: it would drop the batch from its spool and the data would be lost.
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 
 OPEN = Principal(project_id=None, project="*", scope="read")
 
