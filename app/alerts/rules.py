@@ -16,7 +16,7 @@ from app.settings import Settings
 
 CONDITIONS = ("failed", "preempted", "lost", "unhealthy", "stalled")
 # A step interval this many MADs above the median, or this many medians, is no longer noise.
-K_MAD = 10.0
+K_MAD = 20.0
 M_MEDIAN = 10.0
 IDLE_DUTY_CYCLE_PCT = 5.0
 PREEMPTED_STATES = ("PREEMPTED", "TERMINATED", "STOPPED", "STOPPING", "DELETING")
