@@ -43,7 +43,9 @@ class SteppingJob:
     ``hang()`` stops stepping while heartbeats go on (as a hung process under the sidecar);
     ``resume()`` starts again."""
 
-    def __init__(self, server: str, token: str, job: str, spool, every: float = 0.1, run_id: str | None = None):
+    def __init__(
+        self, server: str, token: str, job: str, spool, every: float = 0.1, run_id: str | None = None
+    ):
         from agent.monitor import Monitor
 
         self.mon = Monitor(

@@ -64,7 +64,9 @@ def test_acceptance_hang_of_45s_with_a_10s_floor_alerts_within_25s(tmp_path, sql
     engine = make_engine(settings.database_url)
     server = start_server(settings)
     try:
-        fired_after, _ = _hang_and_resume(server, make_sessionmaker(engine), webhook, tmp_path, 45.0, "hang45")
+        fired_after, _ = _hang_and_resume(
+            server, make_sessionmaker(engine), webhook, tmp_path, 45.0, "hang45"
+        )
     finally:
         server.stop()
         engine.dispose()
