@@ -15,6 +15,7 @@ ENV_HOST_INDEX = "TPUWATCH_HOST_INDEX"
 ENV_SPOOL_DIR = "TPUWATCH_SPOOL_DIR"
 ENV_SERVER = "TPUWATCH_SERVER"
 ENV_TOKEN = "TPUWATCH_TOKEN"
+ENV_ATTRS = "TPUWATCH_ATTRS"  # JSON run attributes the sidecar hands its child (identity)
 
 
 def default_spool_dir() -> Path:

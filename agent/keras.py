@@ -30,6 +30,9 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
     sidecar's spool). ``batch_size`` is the global batch size when Keras cannot tell it.
     """
 
+    # Keras may call on_train_batch_end on its own thread: that hook only samples the loss.
+    async_safe = True
+
     def __init__(self, monitor=None, batch_size: int | None = None, memory_device: str = "TPU:0") -> None:
         super().__init__()
         if monitor is None:
@@ -39,12 +42,10 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
         self.monitor = monitor
         self.batch_size = batch_size
         self.memory_device = memory_device
-        self._t0 = 0.0
-        self._begin = 0
+        self._open: tuple[float, int] | None = None  # (start, first step) of the running execution
         self._step = 0
         self._spe = 1
         self._steps_per_epoch = None
-        self._pending = None
         self._info_sent = False
         self._next_logs = 0.0
         self._next_memory = 0.0
@@ -60,7 +61,7 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
             self._step = 0
         self._spe = _steps_per_execution(self.model)
         self._steps_per_epoch = (self.params or {}).get("steps")
-        self._pending = None
+        self._open = None
         if not self._info_sent:
             self._info_sent = True
             try:
@@ -72,7 +73,7 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
         self.monitor.event("epoch", f"epoch {epoch} begins", epoch=epoch, phase="begin", step=self._step)
 
     def on_epoch_end(self, epoch, logs=None):
-        self._settle()
+        self._settle(perf_counter())
         clean = _numbers(logs)
         self.monitor.event(
             "epoch", f"epoch {epoch} ends", epoch=epoch, phase="end", step=self._step, logs=clean
@@ -80,33 +81,35 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
         for name, value in clean.items():
             self.monitor.metric(f"keras.{name}", value)
 
+    def on_test_begin(self, logs=None):
+        # Validation inside fit runs between the last training step and on_epoch_end: the
+        # last execution of the epoch ended here, not there.
+        self._settle(perf_counter())
+
     def on_train_end(self, logs=None):
-        self._settle()
+        self._settle(perf_counter())
 
     def on_train_batch_begin(self, batch, logs=None):
-        self._begin = batch
-        self._t0 = perf_counter()
+        # Steps are timed from one execution's start to the next one's: that needs no end hook on
+        # the training thread, which would make Keras wait for each step's results (a device
+        # sync) before dispatching the next. The gap between two starts is exactly the step
+        # count of the execution in between, also when the last one of an epoch was cut short.
+        t = perf_counter()
+        if self._open is not None:
+            t0, begin = self._open
+            self._record(t0, t, batch - begin if batch > begin else self._spe)
+        self._open = (t, batch)
+        if self._memory_ok and t >= self._next_memory:
+            self._next_memory = t + MEMORY_EVERY
+            self._sample_memory()
 
     def on_train_batch_end(self, batch, logs=None):
-        t1 = perf_counter()
-        # Keras passes the first step of the execution to the begin hook and, to this one, the
-        # last step it would have run; the last execution of an epoch may be cut short by the
-        # end of the data, so the count is kept pending until the next execution confirms it.
-        last = batch
-        steps = self._steps_per_epoch
-        if steps:
-            last = min(last, steps - 1)
-        n = last - self._begin + 1 if last >= self._begin else self._spe
-        if self._pending is not None:
-            self._record(*self._pending)
-        self._pending = (self._t0, t1, n)
-        if t1 >= self._next_logs and logs:
-            self._next_logs = t1 + LOGS_EVERY
+        # Keras runs this on its callback thread (async_safe): the loss costs training nothing.
+        t = perf_counter()
+        if t >= self._next_logs and logs:
+            self._next_logs = t + LOGS_EVERY
             for name, value in _numbers(logs).items():
                 self.monitor.metric(f"keras.{name}", value)
-        if self._memory_ok and t1 >= self._next_memory:
-            self._next_memory = t1 + MEMORY_EVERY
-            self._sample_memory()
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -120,12 +123,16 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
             record(share, step + k, 0.0, t0 + k * share)
         self._step = step + n
 
-    def _settle(self) -> None:
-        """Record the pending execution with the number of steps the optimizer really ran."""
-        if self._pending is None:
+    def _settle(self, t1: float) -> None:
+        """Record the execution still open with the number of steps the optimizer really ran."""
+        if self._open is None:
             return
-        t0, t1, n = self._pending
-        self._pending = None
+        t0, begin = self._open
+        self._open = None
+        n = self._spe
+        steps = self._steps_per_epoch
+        if steps:
+            n = max(1, min(n, steps - begin))
         try:
             done = int(self.model.optimizer.iterations.numpy()) - self._step
             if 0 <= done < n:

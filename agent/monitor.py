@@ -114,7 +114,7 @@ class Monitor:
             self.spool_dir = base / f"{self.run_id}-h{self.host_index}"
         self.server = server or config.env_str(config.ENV_SERVER)
         self.token = token or config.env_str(config.ENV_TOKEN)
-        self.attrs = {"hostname": config.hostname(), "pid": os.getpid(), **(attrs or {})}
+        self.attrs = {"hostname": config.hostname(), "pid": os.getpid(), **_sidecar_attrs(), **(attrs or {})}
         self.dropped = 0
         self.flush_interval = flush_interval
         self._cap = max_queue
@@ -306,6 +306,19 @@ class Monitor:
             tmp = meta.with_suffix(".tmp")
             tmp.write_text(json.dumps(info))
             os.replace(tmp, meta)
+
+
+def _sidecar_attrs() -> dict:
+    """Run attributes the sidecar learned (the TPU identity): whichever process's batch reaches
+    the server first creates the host row, so the child carries them too."""
+    raw = os.environ.get(config.ENV_ATTRS)
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def init(job: str | None = None, **kwargs) -> Monitor:

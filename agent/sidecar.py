@@ -8,6 +8,7 @@ delivers both. The sidecar exits with the child's exit code and forwards Ctrl-C 
 
 from __future__ import annotations
 
+import json
 import os
 import selectors
 import signal
@@ -148,6 +149,7 @@ def run(
             config.ENV_RUN_ID: run_id,
             config.ENV_JOB: job,
             config.ENV_HOST_INDEX: str(mon.host_index),
+            config.ENV_ATTRS: json.dumps({"identity": ident} if ident else {}),
         }
     )
     env.setdefault("PYTHONUNBUFFERED", "1")  # the child's output is a pipe now; keep it live
