@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Request
 from sqlalchemy.orm import Session
 
 from app.auth.service import SESSION_KEY, principal_for_digest
@@ -113,11 +113,15 @@ def visible_job(session: Session, principal: Principal, job_id: int) -> Job:
     return job
 
 
-def get_job(job_id: int, principal: ReaderDep, session: SessionDep) -> Job:
+# Ids are 64-bit in the database: a larger number is a clear 422, not a driver overflow (500).
+JobId = Annotated[int, Path(ge=1, le=2**63 - 1)]
+
+
+def get_job(job_id: JobId, principal: ReaderDep, session: SessionDep) -> Job:
     return visible_job(session, principal, job_id)
 
 
-def get_page_job(job_id: int, principal: ViewerDep, session: SessionDep) -> Job:
+def get_page_job(job_id: JobId, principal: ViewerDep, session: SessionDep) -> Job:
     return visible_job(session, principal, job_id)
 
 

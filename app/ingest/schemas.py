@@ -11,6 +11,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
+# What fits the BIGINT / INTEGER columns: a larger number is a 422 here, not a driver error later.
+Int64 = Annotated[int, Field(ge=0, le=2**63 - 1)]
+Int32 = Annotated[int, Field(ge=0, le=2**31 - 1)]
 Text200 = Annotated[str, Field(min_length=1, max_length=200)]
 
 
@@ -25,7 +28,7 @@ class RunInfo(BaseModel):
 
 # [step, end time, duration, input wait]
 StepRow = tuple[
-    Annotated[int, Field(ge=0)],
+    Int64,
     Finite,
     Annotated[float, Field(ge=0, allow_inf_nan=False)],
     Annotated[float, Field(ge=0, allow_inf_nan=False)],
@@ -33,7 +36,7 @@ StepRow = tuple[
 # [time, kind, message, data]
 EventRow = tuple[Finite, Annotated[str, Field(min_length=1, max_length=32)], str, dict[str, Any] | None]
 # [time, name, chip, value]; a NaN value is kept (a NaN loss is news) and stored as NULL
-MetricRow = tuple[Finite, Annotated[str, Field(min_length=1, max_length=100)], int | None, float | None]
+MetricRow = tuple[Finite, Annotated[str, Field(min_length=1, max_length=100)], Int32 | None, float | None]
 
 
 class Batch(BaseModel):
@@ -41,14 +44,14 @@ class Batch(BaseModel):
 
     v: int = 1
     stream: Annotated[str, Field(min_length=1, max_length=64)]
-    seq: Annotated[int, Field(ge=0)]
+    seq: Int64
     part: Annotated[str, Field(max_length=32, pattern=r"^[01]*$")] = ""
     run: RunInfo
     sent_at: float | None = None
     steps: list[StepRow] = Field(default_factory=list)
     events: list[EventRow] = Field(default_factory=list)
     metrics: list[MetricRow] = Field(default_factory=list)
-    dropped: Annotated[int, Field(ge=0)] = 0
+    dropped: Int64 = 0
 
     @property
     def size(self) -> int:

@@ -21,3 +21,20 @@ def install(app: FastAPI, settings: Settings) -> None:
             RateLimitMiddleware, rate=settings.rate_limit_per_second, burst=settings.rate_limit_burst
         )
     app.add_middleware(SecurityHeadersMiddleware)
+    _out_of_range_is_a_client_error(app)
+
+
+def _out_of_range_is_a_client_error(app: FastAPI) -> None:
+    """A number too large for the database column (an id beyond 64 bits in a path or a body) is the
+    client's mistake: answer 422, not 500. The request's transaction has been rolled back by then."""
+    from fastapi.responses import JSONResponse
+    from sqlalchemy.exc import DataError
+
+    async def out_of_range(request, exc):
+        return JSONResponse(
+            {"detail": "a value in the request does not fit (a number too large or a text too long)"},
+            status_code=422,
+        )
+
+    app.add_exception_handler(OverflowError, out_of_range)
+    app.add_exception_handler(DataError, out_of_range)

@@ -1,0 +1,111 @@
+"""Hypothesis on the two parsers that take arbitrary text: the traceback assembler and the
+ingest schema. Neither may crash, lose a traceback, or accept what the database cannot store."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from agent.tracebacks import MAX_CHARS, MAX_LINES, TracebackAssembler
+from app.ingest.schemas import BatchAdapter
+
+FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+lines = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=200).map(
+    lambda s: s.replace("\n", " ").replace("\r", " ")  # the sidecar splits lines and resolves CRs first
+)
+frame = st.builds(
+    lambda f, n, fn: f'  File "{f}", line {n}, in {fn}',
+    st.text(min_size=1, max_size=30),
+    st.integers(1, 10**6),
+    lines,
+)
+exc_name = st.from_regex(r"\A[A-Za-z_][A-Za-z0-9_]{0,20}(Error|Exception)\Z")
+
+
+@FAST
+@given(st.lists(lines, max_size=60))
+def test_the_assembler_never_crashes_and_never_invents_an_error_from_plain_lines(text):
+    asm = TracebackAssembler()
+    out = []
+    for line in text:
+        out.extend(asm.feed(line))
+    out.extend(asm.flush())
+    if not any("Traceback (most recent call last):" in t or t.startswith("F") for t in text):
+        assert out == []
+    for err in out:
+        assert len(err.text) <= MAX_CHARS + 1000 and err.text.count("\n") < MAX_LINES + 5
+
+
+@FAST
+@given(
+    st.lists(lines, max_size=10),
+    st.lists(frame, min_size=1, max_size=20),
+    exc_name,
+    lines,
+    st.lists(lines, max_size=5),
+)
+def test_a_traceback_inside_any_noise_comes_out_whole_once(before, frames, name, message, after):
+    message = message.strip() or "boom"
+    tb = ["Traceback (most recent call last):", *frames, f"{name}: {message}"]
+    asm = TracebackAssembler()
+    out = []
+    # Noise that itself looks like a traceback start would be a second error: keep it plain.
+    noise_ok = [n for n in before + after if "Traceback" not in n and not n.startswith("F")]
+    for line in [*noise_ok[: len(before)], *tb, "", "2024-01-01 12:00:00 INFO next record"]:
+        out.extend(asm.feed(line))
+    out.extend(asm.flush())
+    [err] = out
+    assert err.exception == f"{name}: {message}"
+    assert err.text.startswith("Traceback (most recent call last):")
+    assert all(f in err.text for f in frames)
+
+
+run = st.fixed_dictionaries(
+    {"run_id": st.text(min_size=1, max_size=128), "job": st.text(min_size=1, max_size=200)},
+    optional={"host": st.integers(0, 65535), "attrs": st.dictionaries(st.text(max_size=10), st.integers())},
+)
+finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
+step = st.tuples(st.integers(0, 2**63 - 1), finite, finite.map(abs), finite.map(abs))
+any_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@FAST
+@given(st.text(min_size=1, max_size=64), st.integers(0, 2**63 - 1), run, st.lists(step, max_size=20))
+def test_every_valid_batch_is_accepted_as_sent(stream, seq, run_info, steps):
+    body = json.dumps({"stream": stream, "seq": seq, "run": run_info, "steps": steps}).encode()
+    batch = BatchAdapter.validate_json(body)
+    assert batch.seq == seq and batch.stream == stream and len(batch.steps) == len(steps)
+    assert [s[0] for s in batch.steps] == [s[0] for s in steps]
+
+
+@FAST
+@given(any_json)
+def test_arbitrary_json_is_either_a_batch_or_a_validation_error(doc):
+    try:
+        batch = BatchAdapter.validate_json(json.dumps(doc))
+    except ValidationError:
+        return
+    assert batch.stream and batch.seq >= 0  # accepted only when it really is a batch
+
+
+@FAST
+@given(st.integers(min_value=2**63), st.sampled_from(["seq", "step"]))
+def test_numbers_beyond_64_bits_are_refused_by_the_schema_not_the_database(big, where):
+    doc = {"stream": "s", "seq": 0, "run": {"run_id": "r", "job": "j"}, "steps": [[1, 1.0, 0.1, 0.0]]}
+    if where == "seq":
+        doc["seq"] = big
+    else:
+        doc["steps"][0][0] = big
+    try:
+        BatchAdapter.validate_json(json.dumps(doc))
+    except ValidationError:
+        return
+    raise AssertionError(f"{where}={big} was accepted: the database column is 64-bit")
