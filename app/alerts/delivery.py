@@ -49,6 +49,7 @@ def send_webhook(url: str, body: dict, timeout: float) -> None:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             resp.read(4096)
     except urllib.error.HTTPError as exc:
+        exc.close()  # it holds the response's socket
         retry = exc.code >= 500 or exc.code in (408, 429)
         raise DeliveryError(f"webhook answered HTTP {exc.code}", retry=retry) from None
     except (urllib.error.URLError, OSError) as exc:

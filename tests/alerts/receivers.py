@@ -19,6 +19,7 @@ class WebhookReceiver:
         self.bodies: list[dict] = []
         self.times: list[float] = []
         self.fail_next = 0
+        self.status = 200  # what every request gets once fail_next is used up
         self.lock = threading.Lock()
         receiver = self
 
@@ -29,6 +30,10 @@ class WebhookReceiver:
                     if receiver.fail_next > 0:
                         receiver.fail_next -= 1
                         self.send_response(500)
+                        self.end_headers()
+                        return
+                    if receiver.status != 200:
+                        self.send_response(receiver.status)
                         self.end_headers()
                         return
                     receiver.bodies.append(json.loads(raw))
