@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from agent.tracebacks import MAX_CHARS, MAX_LINES, TracebackAssembler
 from app.ingest.schemas import BatchAdapter
 
-FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 
 lines = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=200).map(
     lambda s: s.replace("\n", " ").replace("\r", " ")  # the sidecar splits lines and resolves CRs first
