@@ -30,6 +30,10 @@ test: $(FULL)
 bench: $(FULL)
 	$(PY) bench/run_all.py
 
+# A longer schemathesis run than the one in `make test` (TPUWATCH_FUZZ_EXAMPLES cases per mode).
+fuzz: $(FULL)
+	TPUWATCH_FUZZ_EXAMPLES=$${TPUWATCH_FUZZ_EXAMPLES:-2000} $(PY) -m pytest tests/fuzz -q -p no:cacheprovider
+
 lint: $(BASE)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
