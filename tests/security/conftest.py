@@ -33,6 +33,8 @@ class Project:
     job: str
     run_id: str
     secret: str  # text that only this project's data contains
+    alert_id: int = 0
+    channel_id: int = 0
 
 
 @dataclass
@@ -49,7 +51,39 @@ def _project(url: str, sessions, name: str) -> Project:
         r = c.post("/api/v1/ingest", json=batch(run_id, job, f"RuntimeError: {secret}"))
         assert r.status_code == 200, r.text
         job_id = r.json()["job_id"]
-    return Project(name, token, job_id, job, run_id, secret)
+        channel = c.post(
+            "/api/v1/alerts/channels", json={"kind": "webhook", "target": f"http://127.0.0.1:9/{secret}"}
+        )
+        assert channel.status_code == 201, channel.text
+    return Project(
+        name, token, job_id, job, run_id, secret, _alert(sessions, job_id, secret), channel.json()["id"]
+    )
+
+
+def _alert(sessions, job_id: int, secret: str) -> int:
+    """An open alert on the job, as the evaluator would raise it."""
+    import time
+
+    from app.alerts.models import Alert
+    from app.db import transaction
+    from app.models import Job
+
+    with transaction(sessions) as s:
+        job = s.get(Job, job_id)
+        now = time.time()
+        alert = Alert(
+            job_id=job_id,
+            project_id=job.project_id,
+            condition="stalled",
+            state="firing",
+            summary=f"stalled: {secret}",
+            details={},
+            started_at=now,
+            updated_at=now,
+        )
+        s.add(alert)
+        s.flush()
+        return alert.id
 
 
 @pytest.fixture

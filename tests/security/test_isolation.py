@@ -22,7 +22,7 @@ PUBLIC = {
     ("POST", "/logout"),
 }
 # Path parameters we know how to point at the other project's data.
-PROBED_PARAMS = {"job_id"}
+PROBED_PARAMS = {"job_id": "job_id", "alert_id": "alert_id", "channel_id": "channel_id"}
 # Bodies that make a write route do real work (not just fail validation).
 BODIES = {
     ("POST", "/api/v1/triage"): {"json": {"text": "RuntimeError: boom\n"}},
@@ -55,13 +55,14 @@ def test_every_route_has_an_isolation_probe(settings):
         if (method, path) in PUBLIC:
             continue
         params = set(re.findall(r"{(\w+)(?::\w+)?}", path))
-        if params - PROBED_PARAMS:
-            missing.append(f"{method} {path} (parameters {sorted(params - PROBED_PARAMS)})")
+        if params - PROBED_PARAMS.keys():
+            missing.append(f"{method} {path} (parameters {sorted(params - PROBED_PARAMS.keys())})")
     assert not missing, "no isolation probe for: " + "; ".join(missing)
 
 
-def _fill(path: str, job_id: int) -> str:
-    return re.sub(r"{job_id(?::\w+)?}", str(job_id), path)
+def _fill(path: str, project) -> str:
+    """``path`` with its id parameters pointing at ``project``'s job, alert and channel."""
+    return re.sub(r"{(\w+)(?::\w+)?}", lambda m: str(getattr(project, PROBED_PARAMS[m.group(1)])), path)
 
 
 def test_no_route_shows_or_changes_another_projects_data(settings, two_projects):
@@ -72,12 +73,12 @@ def test_no_route_shows_or_changes_another_projects_data(settings, two_projects)
             if (method, path) in PUBLIC:
                 continue
             kwargs = BODIES.get((method, path), {})
-            if "{job_id" in path:
-                # Sanity: the probe reaches the route (A's own job is found), so a 404 below means isolation.
-                own = c.request(method, _fill(path, a.job_id), **kwargs)
-                assert own.status_code != 404 or method != "GET", f"{method} {path}: own job not found"
-                theirs = c.request(method, _fill(path, b.job_id), **kwargs)
-                assert theirs.status_code in (403, 404), f"{method} {path}: {theirs.status_code} for B's job"
+            if "{" in path:
+                # Sanity: the probe reaches the route (A's own data is found), so a 404 below means isolation.
+                own = c.request(method, _fill(path, a), **kwargs)
+                assert own.status_code != 404 or method != "GET", f"{method} {path}: own data not found"
+                theirs = c.request(method, _fill(path, b), **kwargs)
+                assert theirs.status_code in (403, 404), f"{method} {path}: {theirs.status_code} for B's data"
             else:
                 theirs = c.request(method, path, **kwargs)
                 assert theirs.status_code < 500, f"{method} {path}: {theirs.status_code}"
@@ -85,6 +86,10 @@ def test_no_route_shows_or_changes_another_projects_data(settings, two_projects)
                 assert marker not in theirs.text, f"{method} {path} shows project B's {marker!r}"
             checked += 1
     assert checked >= 8
+    with api(two_projects.url, b.token) as c:  # B's data came through untouched
+        alert = c.get(f"/api/v1/alerts/{b.alert_id}").json()
+        assert alert["acked_at"] is None and alert["silenced_until"] is None, alert
+        assert b.channel_id in [ch["id"] for ch in c.get("/api/v1/alerts/channels").json()["channels"]]
 
 
 def test_a_batch_naming_another_projects_run_lands_in_the_senders_project(two_projects):
