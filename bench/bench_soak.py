@@ -40,6 +40,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
+def pg_backend_cpu(database: str) -> float:
+    """CPU seconds of the PostgreSQL backends serving ``database`` (their titles name it)."""
+    total = 0.0
+    for cmd in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if database in cmd.read_bytes().decode(errors="replace") and b"postgres:" in cmd.read_bytes():
+                total += cpu_seconds(int(cmd.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 class Agent(threading.Thread):
     """One simulated host: a batch of ``per_batch`` steps every ``interval`` seconds, on schedule."""
 
@@ -129,9 +141,17 @@ def main() -> int:
             for a in agents:
                 a.start()
             samples = []  # (when, rss, cpu)
+            dbname = db.rsplit("/", 1)[-1]
+            pg_cpu = None
             while any(a.is_alive() for a in agents):
-                samples.append((time.monotonic(), rss_bytes(proc.pid), cpu_seconds(proc.pid)))
+                now = time.monotonic()
+                samples.append((now, rss_bytes(proc.pid), cpu_seconds(proc.pid)))
+                if pg_cpu is None and now >= t_start + warmup:
+                    pg_cpu = (now, pg_backend_cpu(dbname))
                 time.sleep(1.0)
+            pg_cores = float("nan")
+            if pg_cpu is not None:
+                pg_cores = (pg_backend_cpu(dbname) - pg_cpu[1]) / (time.monotonic() - pg_cpu[0])
             for a in agents:
                 a.join()
             elapsed = time.monotonic() - t_start
@@ -173,6 +193,10 @@ def main() -> int:
         "soak_rss_flat_within_10pct": int(abs(growth) < 10),
         "soak_server_cpu_cores": round(cores, 2),
         "soak_events_per_s_per_core": round(rate / cores) if cores > 0 else float("nan"),
+        "soak_pg_backend_cpu_cores": round(pg_cores, 2),
+        "soak_events_per_s_per_core_with_db": round(rate / (cores + pg_cores))
+        if pg_cores > 0
+        else float("nan"),
         "soak_pg_bytes_per_step": round(table_bytes / stored, 1) if stored else float("nan"),
     }
     for k, v in figures.items():
