@@ -146,3 +146,50 @@ def test_a_webhook_answering_404_is_given_up_without_retries(settings, sessions,
     assert deliver_due(sessions, s, "me") == 0
     (d,) = _deliveries(sessions)
     assert d.status == "failed" and d.attempts == 1 and "HTTP 404" in d.last_error
+
+
+def _add(sessions, *rows):
+    with transaction(sessions) as s:
+        s.add_all(rows)
+
+
+def test_hang_lines_and_device_idle_from_the_database_go_into_the_alert(settings, sessions, webhook):
+    from app.models import Event, Metric
+
+    job_id = _job(sessions, last_step_ago=3.0)
+    now = time.time()
+    line = "E1122 12:00:01 tpu_execute.cc:88] TPU Execute is taking a long time (>60s)"
+    _add(
+        sessions,
+        Event(
+            job_id=job_id, host_index=0, ts=now - 1, kind="hang_hint", message=line, data={"stream": "stderr"}
+        ),
+        Metric(job_id=job_id, host_index=0, chip=0, name="tpu.duty_cycle_pct", ts=now - 1, value=0.0),
+    )
+    with transaction(sessions) as s:
+        ev = Evaluator(fast(settings, webhook.url))
+        assert [x[1] for x in ev.evaluate(s, now)] == ["fired"]
+        (alert,) = s.scalars(select(Alert)).all()
+    assert "TPU Execute is taking a long time" in alert.summary
+    assert "duty cycle at most 0%" in alert.summary
+
+
+def test_an_open_checkpoint_phase_holds_the_alert_and_a_preemption_raises_one(settings, sessions, webhook):
+    from app.models import Event
+
+    job_id = _job(sessions, last_step_ago=60.0)
+    now = time.time()
+    begin = dict(name="checkpoint", state="begin")
+    _add(
+        sessions,
+        Event(job_id=job_id, host_index=0, ts=now - 59, kind="phase", message="checkpoint", data=begin),
+    )
+    ev = Evaluator(fast(settings, webhook.url))
+    with transaction(sessions) as s:
+        assert ev.evaluate(s, now) == []
+    state = dict(state="PREEMPTED", health="", likely_cause="spot VM reclaimed")
+    _add(sessions, Event(job_id=job_id, host_index=0, ts=now, kind="node_state", message="", data=state))
+    with transaction(sessions) as s:
+        assert [x[1] for x in ev.evaluate(s, now + 1)] == ["fired"]
+        (alert,) = s.scalars(select(Alert)).all()
+    assert alert.condition == "preempted" and "spot VM reclaimed" in alert.summary
