@@ -20,7 +20,11 @@ def test_a_phase_is_recorded_as_begin_and_end_events(live_server, sessions, tmp_
     with api(live_server.url, token) as c:
         job = wait_for_job(c, "ckpt")
         events = wait_until(
-            lambda: c.get(f"/api/v1/jobs/{job['id']}/events", params={"kind": "phase"}).json()["events"]
+            lambda: (
+                len(e := c.get(f"/api/v1/jobs/{job['id']}/events", params={"kind": "phase"}).json()["events"])
+                == 2
+                and e
+            )
         )
     assert [(e["message"], e["data"]["state"]) for e in events] == [
         ("checkpoint", "begin"),
