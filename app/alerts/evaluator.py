@@ -29,6 +29,7 @@ EVIDENCE_WINDOW_S = 180.0
 EVENT_KINDS = ("node_state", "phase", "checkpoint", "hang_hint")
 EVENT_ID_MARGIN = 1000  # rows committed late with lower ids (PostgreSQL sequences) are still read
 DUTY_CYCLE = "tpu.duty_cycle_pct"
+MAX_MARKS = 10_000
 
 
 @dataclass
@@ -185,7 +186,12 @@ class Evaluator:
         self._read_events(session, now)
         open_alerts = {a.job_id: a for a in session.scalars(select(Alert).where(Alert.open_key.is_not(None)))}
         done: list[tuple[int, str]] = []
-        for job, project in self._candidates(session, now):
+        candidates = self._candidates(session, now)
+        live = {job.id for job, _ in candidates}
+        self._gaps = {k: v for k, v in self._gaps.items() if k in live}
+        if len(self._marks) > MAX_MARKS:  # jobs long finished: their marks can go
+            self._marks = {k: v for k, v in self._marks.items() if k in live}
+        for job, project in candidates:
             f = self.facts(session, job, project, now)
             alert = open_alerts.get(job.id)
             if f.status == "failed" and (alert is None or alert.condition != "failed"):
