@@ -63,6 +63,12 @@ SCAN_KEYS = (
     "preempt",
     "Preempt",
     "End of seq",
+    "End of Seq",
+    "Out of range",
+    # torch_xla's metrics analysis ("pt-xla-profiler: Op(s) not lowered: aten::...").
+    "Op(s) not",
+    # Keras progress lines ("- loss: nan - ...") when training diverged.
+    "oss: nan",
     "Ran out of",
     "ran out of",
     "Invalid",

@@ -191,6 +191,8 @@ STRATEGY_SCOPE = Category(
             "optimizer slot variable",
             "scope used for the original",
         ),
+        # The last sentence of the same TF message, when the log wrapped it onto its own line.
+        sig(r"slot variables are created under the same strategy scope", 0.93, "slot variables are created"),
         sig(r"Mixing different tf\.distribute\.Strategy objects", 0.95, "Mixing different"),
         sig(r"Need to be inside \"?with strategy\.scope\(\)", 0.93, "Need to be inside"),
         sig(
@@ -299,9 +301,14 @@ CHECKPOINT = Category(
             "ckpt",
             ignorecase=False,
         ),
+        # torch.load of tensors saved on a device this process does not have (e.g. xla:0).
+        sig(r"don't know how to restore data location of", 0.86, "restore data location"),
+        # A generic failure that names a checkpoint; not a file-system-scheme error whose path
+        # merely contains the word (gs://.../checkpoints is then incidental).
         sig(
-            r"(?:[Ee]rror|[Ff]ailed|[Ff]ailure|[Uu]nable|[Cc]annot|[Cc]ould not).{0,120}"
-            r"(?:checkpoint|ckpt)|(?:checkpoint|ckpt).{0,80}(?:[Ee]rror|[Ff]ailed|[Ff]ailure)",
+            r"^(?!.*File system scheme)"
+            r"(?:.*?(?:[Ee]rror|[Ff]ailed|[Ff]ailure|[Uu]nable|[Cc]annot|[Cc]ould not).{0,120}"
+            r"(?:checkpoint|ckpt)|.*?(?:checkpoint|ckpt).{0,80}(?:[Ee]rror|[Ff]ailed|[Ff]ailure))",
             0.6,
             "heckpoint",
             "ckpt",

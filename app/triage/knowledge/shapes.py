@@ -168,6 +168,8 @@ UNSUPPORTED_OP = Category(
     ),
     signatures=(
         sig(r"Detected unsupported operations when trying to compile graph", 0.93, "unsupported operations"),
+        # torch_xla's debug analysis names ATen ops that have no XLA lowering (they run on CPU).
+        sig(r"Op\(s\) not lowered: \S", 0.85, "Op(s) not lowered"),
         sig(r"No registered '[^']+' OpKernel for '?(?:XLA_\w+|TPU|CPU|GPU)'? devices", 0.9, "OpKernel"),
         sig(r"MLIR translation rule for primitive '[^']+' not found", 0.92, "MLIR translation"),
         sig(r"Could not run 'aten::\w+' with arguments from the '\w+' backend", 0.9, "aten::"),

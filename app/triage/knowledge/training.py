@@ -47,7 +47,7 @@ INPUT_PIPELINE = Category(
             "steps_per_epoch * epochs",
             subtype="exhausted",
         ),
-        sig(r"\bEnd of sequence\b", 0.92, "End of sequence", subtype="exhausted"),
+        sig(r"\bEnd of [Ss]equence\b", 0.92, "End of sequence", "End of Sequence", subtype="exhausted"),
         sig(r"\bOutOfRangeError\b|\bOut of range: ", 0.88, "OutOfRange", "Out of range", subtype="exhausted"),
         sig(
             r"Error in user-defined function passed to \w+ transformation",
