@@ -52,6 +52,7 @@ class SpoolWriter:
         self.rotate_seconds = rotate_seconds
         self.rotate_bytes = rotate_bytes
         self._seg_no = 0
+        self._path: Path | None = None
         self._fh = None
         self._opened_at = 0.0
         self._size = 0
@@ -73,7 +74,7 @@ class SpoolWriter:
         self._fh = None
         fh.flush()
         os.fsync(fh.fileno())
-        path = Path(fh.name)
+        path = self._path
         os.replace(path, path.with_suffix(".seg"))
         fh.close()  # releases the flock
         self._seg_no += 1
@@ -91,8 +92,14 @@ class SpoolWriter:
             if not path.exists() and not path.with_suffix(".seg").exists():
                 break
             self._seg_no += 1
-        fh = open(path, "ab")  # noqa: SIM115 - kept open across appends
+        # Lock first, then take the name readers look for: a reader must never find a live
+        # writer's .open segment unlocked and recover it as a dead writer's (the writer would go
+        # on appending to a file the sender had already taken and removed).
+        tmp = path.with_suffix(".new")
+        fh = open(tmp, "ab")  # noqa: SIM115 - kept open across appends
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.replace(tmp, path)
+        self._path = path
         self._fh = fh
         self._opened_at = time.monotonic()
         self._size = 0

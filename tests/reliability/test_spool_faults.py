@@ -97,3 +97,25 @@ def test_a_corrupt_record_in_a_closed_segment_is_cut_and_the_segment_does_not_st
     assert not seg.exists()  # cut and gone, not retried forever
     with api(live_server.url, token) as c:
         assert len(_events(c, "spool_truncated")) == 1
+
+
+def test_a_reader_never_takes_a_segment_whose_writer_is_still_opening_it(tmp_path, monkeypatch):
+    """A sender looking at the folder between the writer creating a segment and locking it must not
+    recover it as a dead writer's: the writer would go on appending to a file already taken."""
+    import agent.spool as spool_module
+
+    real_flock = spool_module.fcntl.flock
+    looked = []
+
+    def flock_after_a_reader_looked(fd, op):
+        if not looked:  # the writer's own lock: let a reader run first, as a sender thread may
+            looked.append(Spool(tmp_path).recover_abandoned().segments)
+        return real_flock(fd, op)
+
+    monkeypatch.setattr(spool_module.fcntl, "flock", flock_after_a_reader_looked)
+    writer = SpoolWriter(tmp_path, "s0", rotate_seconds=3600)
+    writer.append(b"first", 1)
+    writer.append(b"second", 1)
+    writer.close()
+    assert looked == [0]
+    assert [r.payload for _, r in Spool(tmp_path).pending()] == [b"first", b"second"]
