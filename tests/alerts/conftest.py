@@ -9,14 +9,6 @@ import pytest
 
 from tests.alerts.receivers import SmtpReceiver, WebhookReceiver
 
-# agent/spool.py race (reported to its owner): SpoolWriter._open creates a segment before it locks
-# it, so the sender's recover_abandoned() can lock it first; the writer's flock then fails and its
-# file object is dropped unclosed. Only that file's warning is ignored, in the tests that hang jobs.
-SPOOL_RACE = pytest.mark.filterwarnings(
-    r"ignore:Exception ignored in. <_io.FileIO name='[^']*\.open' mode='ab'"
-    ":pytest.PytestUnraisableExceptionWarning"
-)
-
 
 @pytest.fixture
 def webhook():

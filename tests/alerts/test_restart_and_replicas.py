@@ -7,11 +7,9 @@ import time
 
 import pytest
 
-from tests.alerts.conftest import SPOOL_RACE, SteppingJob, fast
+from tests.alerts.conftest import SteppingJob, fast
 from tests.conftest import _truncate_all, make_token, start_server
 from tests.helpers import api, wait_for_job, wait_until
-
-pytestmark = SPOOL_RACE
 
 
 def test_a_restart_while_an_alert_fires_sends_no_duplicate_and_the_resolve_still_arrives(

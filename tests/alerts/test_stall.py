@@ -6,11 +6,9 @@ import shutil
 import time
 
 from app.settings import Settings
-from tests.alerts.conftest import SPOOL_RACE, SteppingJob, fast
+from tests.alerts.conftest import SteppingJob, fast
 from tests.conftest import make_token, start_server
 from tests.helpers import api, wait_for_job, wait_until
-
-pytestmark = SPOOL_RACE
 
 
 def _hang_and_resume(server, sessions, webhook, tmp_path, hang_s: float, name: str):
