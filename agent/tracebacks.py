@@ -17,7 +17,8 @@ _CHAIN = re.compile(
 )
 # The closing line of a traceback: a (dotted) exception name, then ": message" or nothing.
 _EXC_LINE = re.compile(
-    r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning|Failure|Exhausted|Fault)\b[\w.]*(:.*)?$|^[A-Za-z_][\w.]*: "
+    r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning|Failure|Exhausted|Fault)\b[\w.]*(:.*)?$"
+    r"|^[A-Za-z_][\w.]*: "
 )
 _GLOG_FATAL = re.compile(r"^F\d{4} \d\d:\d\d:\d\d")
 MAX_LINES = 400

@@ -61,7 +61,7 @@ def alembic_config(url: str):
     return cfg
 
 
-def upgrade(url: str, revision: str = "heads") -> None:
+def upgrade(url: str, revision: str = "head") -> None:
     """Bring the schema at ``url`` up to date (Alembic owns the schema)."""
     from alembic import command
 

@@ -1,7 +1,6 @@
 """Alembic environment: the URL comes from the caller or from tpuwatch's settings."""
 
 from alembic import context
-from sqlalchemy import pool
 
 from app import models
 from app.db import make_engine

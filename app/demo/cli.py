@@ -7,7 +7,8 @@ import argparse
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "demo", help="start a server on a fresh database and run demo jobs through the real agent",
+        "demo",
+        help="start a server on a fresh database and run demo jobs through the real agent",
         description="Starts the server on a new SQLite database (open on 127.0.0.1, no login) and runs "
         "demo training jobs under `tpuwatch agent run`: one healthy and still running, a two-host "
         "slice, one that finished, one input-bound, and one that fails with a traceback. Ctrl-C stops.",

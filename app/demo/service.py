@@ -40,7 +40,8 @@ def run_demo(port: int = 8000, data_dir: str | None = None, exit_after: float | 
         token = create_token(session, "demo")
     engine.dispose()
 
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning"))
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
@@ -51,8 +52,10 @@ def run_demo(port: int = 8000, data_dir: str | None = None, exit_after: float | 
     url = f"http://127.0.0.1:{port}"
 
     children = _start_jobs(url, token, folder)
-    print(f"\ntpuwatch demo is running: open {url}/\ntoken (project 'demo'): {token}\n"
-          "Ctrl-C stops the demo.", flush=True)
+    print(
+        f"\ntpuwatch demo is running: open {url}/\ntoken (project 'demo'): {token}\nCtrl-C stops the demo.",
+        flush=True,
+    )
     try:
         deadline = time.monotonic() + exit_after if exit_after else None
         while deadline is None or time.monotonic() < deadline:
@@ -83,9 +86,30 @@ def _start_jobs(url: str, token: str, folder: Path) -> list[subprocess.Popen]:
     logs.mkdir(exist_ok=True)
     for name, workload, host, shared in JOBS:
         run_id = runs.setdefault(shared, uuid.uuid4().hex) if shared else uuid.uuid4().hex
-        cmd = [sys.executable, "-m", "app.cli", "agent", "run", "--server", url, "--token", token,
-               "--job", name, "--host-index", str(host), "--run-id", run_id, "--heartbeat", "5",
-               "--", sys.executable, "-m", "app.demo.workloads", workload]
+        cmd = [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "agent",
+            "run",
+            "--server",
+            url,
+            "--token",
+            token,
+            "--job",
+            name,
+            "--host-index",
+            str(host),
+            "--run-id",
+            run_id,
+            "--heartbeat",
+            "5",
+            "--",
+            sys.executable,
+            "-m",
+            "app.demo.workloads",
+            workload,
+        ]
         out = open(logs / f"{name}-h{host}.log", "wb")  # noqa: SIM115 - owned by the child
         children.append(subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env))
     return children
