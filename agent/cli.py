@@ -125,13 +125,7 @@ def _run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"tpuwatch agent run: --archive: {exc}", file=sys.stderr)
             return 2
-    options = _options(args)
-    if not args.server:
-        print(
-            "tpuwatch: no --server or TPUWATCH_SERVER; recording to the spool for a later "
-            "`tpuwatch agent sync`",
-            file=sys.stderr,
-        )
+    options = _options(args)  # without a server, the Monitor says once where the data is kept
     return run(
         command,
         server=args.server,

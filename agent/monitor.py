@@ -150,7 +150,7 @@ class Monitor:
             else:
                 log.warn_once(
                     "no-server",
-                    f"no server set (TPUWATCH_SERVER); recording to "
+                    f"no server set (--server or TPUWATCH_SERVER); recording to "
                     f"{self.spool_dir} for a later `tpuwatch agent sync`",
                 )
 

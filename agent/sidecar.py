@@ -183,7 +183,7 @@ def run(
     beats = threading.Thread(target=_heartbeats, args=(mon, stop_beats, heartbeat), daemon=True)
     beats.start()
     try:
-        code = child.wait()
+        code = _wait(child)
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
@@ -197,6 +197,17 @@ def run(
     if sig:
         return 128 - code
     return code
+
+
+def _wait(child: subprocess.Popen) -> int:
+    """``child.wait()`` that keeps coming back to Python. A signal sent to our pid may be taken by
+    any of our threads; Python then runs the handler only when the main thread next runs bytecode,
+    and a main thread parked in waitpid() would not forward it until the child ended by itself."""
+    while True:
+        try:
+            return child.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def _heartbeats(mon: Monitor, stop: threading.Event, every: float) -> None:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 INGEST_PATH = "/api/v1/ingest"
 GZIP_ABOVE = 16 * 1024  # smaller bodies are not worth the CPU
+# What a kept-alive connection the server already closed looks like on the next request.
+STALE = (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected)
 
 
 @dataclass
@@ -56,17 +58,32 @@ class HttpTransport:
         if len(body) > GZIP_ABOVE:
             body = gzip.compress(body, compresslevel=1)
             headers["Content-Encoding"] = "gzip"
+        reused = self._conn is not None
         try:
-            conn = self._connection()
-            conn.request("POST", self._prefix + INGEST_PATH, body=body, headers=headers)
-            resp = conn.getresponse()
-            data = resp.read()
+            resp, data = self._post(body, headers)
+        except STALE as exc:
+            # Servers close idle kept-alive connections (uvicorn after 5 s); a quiet job's next
+            # batch finds its socket gone. One fresh connection is the cure, not a backoff.
+            self.close()
+            if not reused:
+                raise TransportError(f"{type(exc).__name__}: {exc}") from exc
+            try:
+                resp, data = self._post(body, headers)
+            except (OSError, http.client.HTTPException) as exc2:
+                self.close()
+                raise TransportError(f"{type(exc2).__name__}: {exc2}") from exc2
         except (OSError, http.client.HTTPException) as exc:
             self.close()
             raise TransportError(f"{type(exc).__name__}: {exc}") from exc
         if resp.getheader("Connection", "").lower() == "close":
             self.close()
         return Reply(resp.status, _retry_after(resp.getheader("Retry-After")), _detail(data))
+
+    def _post(self, body: bytes, headers: dict) -> tuple[http.client.HTTPResponse, bytes]:
+        conn = self._connection()
+        conn.request("POST", self._prefix + INGEST_PATH, body=body, headers=headers)
+        resp = conn.getresponse()
+        return resp, resp.read()
 
     def close(self) -> None:
         if self._conn is not None:

@@ -14,6 +14,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -48,14 +49,18 @@ def raw_insert_rate(db_url: str, n: int, copy: bool = False) -> float:
     from app.db import make_engine
 
     engine = make_engine(db_url)
-    rows = [(1, 0, i, 1.7e9 + i, 0.1, 0.01) for i in range(n)]
-    sql = "INSERT INTO steps (job_id, host_index, step, ts, duration, input_wait) VALUES "
+    # Ids come from the database: the table may already hold the agent run's job.
     with engine.begin() as conn:
-        conn.exec_driver_sql("INSERT INTO projects (id, name, created_at) VALUES (999, 'raw', 0)")
-        conn.exec_driver_sql(
-            "INSERT INTO jobs (id, project_id, run_id, name, status, started_at, last_seen_at, steps, "
-            "errors, dropped_events, attrs) VALUES (1, 999, 'raw', 'raw', 'running', 0, 0, 0, 0, 0, '{}')"
-        )
+        project = conn.exec_driver_sql(
+            f"INSERT INTO projects (name, created_at) VALUES ('raw-{uuid.uuid4().hex[:12]}', 0) RETURNING id"
+        ).scalar_one()
+        job = conn.exec_driver_sql(
+            "INSERT INTO jobs (project_id, run_id, name, status, started_at, last_seen_at, steps, "
+            "errors, dropped_events, attrs) VALUES "
+            f"({project}, 'raw', 'raw', 'running', 0, 0, 0, 0, 0, '{{}}') RETURNING id"
+        ).scalar_one()
+    rows = [(job, 0, i, 1.7e9 + i, 0.1, 0.01) for i in range(n)]
+    sql = "INSERT INTO steps (job_id, host_index, step, ts, duration, input_wait) VALUES "
     raw = engine.raw_connection()
     try:
         cur = raw.cursor()
@@ -73,8 +78,9 @@ def raw_insert_rate(db_url: str, n: int, copy: bool = False) -> float:
                 cur.executemany(stmt, rows[k : k + 20_000])
             raw.commit()
         elapsed = time.perf_counter() - t0
-        cur.execute("DELETE FROM jobs WHERE id = 1")
-        cur.execute("DELETE FROM projects WHERE id = 999")
+        cur.execute(f"DELETE FROM steps WHERE job_id = {job}")
+        cur.execute(f"DELETE FROM jobs WHERE id = {job}")
+        cur.execute(f"DELETE FROM projects WHERE id = {project}")
         raw.commit()
     finally:
         raw.close()

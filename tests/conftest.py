@@ -123,7 +123,7 @@ class LiveServer:
         self.thread.join(10)
 
 
-def start_server(settings: Settings) -> LiveServer:
+def start_server(settings: Settings, **uvicorn_options) -> LiveServer:
     """Run the real app under uvicorn on a free loopback port, in a thread."""
     import uvicorn
 
@@ -133,7 +133,7 @@ def start_server(settings: Settings) -> LiveServer:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(settings), log_level="warning", lifespan="on")
+    config = uvicorn.Config(create_app(settings), log_level="warning", lifespan="on", **uvicorn_options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -1,5 +1,6 @@
 """The sidecar runs a real child process against a real server on loopback."""
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -144,6 +145,31 @@ def test_sigterm_is_forwarded_to_the_child(live_server, sessions, spool_dir, tmp
     with api(live_server.url, token) as c:
         job = wait_for_job(c, "termed", "failed")
     assert job["exit_code"] == 143
+
+
+def test_sigterm_taken_by_any_sidecar_thread_is_forwarded(live_server, sessions, spool_dir, tmp_path):
+    # kill() on a pid may be delivered to any thread that does not block the signal; a main
+    # thread parked in waitpid() then never ran the forwarding handler (seen as a CI hang).
+    token = make_token(sessions)
+    proc = sidecar(
+        live_server.url,
+        token,
+        "termed-thread",
+        """
+        import signal, sys, time
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        print("ready", flush=True)
+        time.sleep(60)
+    """,
+        tmp_path,
+    )
+    assert proc.stdout.readline() == b"ready\n"
+    others = sorted(int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if int(t) != proc.pid)
+    assert others, "the sidecar runs its tee, writer and sender threads beside the main one"
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.tgkill(proc.pid, others[-1], signal.SIGTERM) == 0, os.strerror(ctypes.get_errno())
+    proc.communicate(timeout=30)
+    assert proc.returncode == 143
 
 
 def test_a_child_killed_by_a_signal_is_reported_with_the_signal(live_server, sessions, spool_dir, tmp_path):
