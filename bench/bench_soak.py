@@ -1,8 +1,8 @@
 """Soak: a steady 20,000 events/s into a `tpuwatch server` on PostgreSQL, through the agent's own
 HTTP transport, watching the server's memory (RSS) and the ingest latency.
 
-    python bench/bench_soak.py                 # 60 s (what `make bench` runs)
-    python bench/bench_soak.py --minutes 10    # the full soak
+    python bench/bench_soak.py                 # the full soak, 10 minutes (what `make bench` runs)
+    python bench/bench_soak.py --minutes 1     # a quick look
 
 Memory is "flat" when the mean RSS of the last window differs from the first window after warm-up
 by less than 10% (windows of one minute, shorter for short runs). Also printed: server CPU (so
@@ -117,7 +117,7 @@ def pct(values: list[float], q: float) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--minutes", type=float, default=1.0, help="length of the soak (default 1)")
+    ap.add_argument("--minutes", type=float, default=10.0, help="length of the soak (default 10)")
     ap.add_argument("--rate", type=int, default=20_000, help="events per second (default 20000)")
     ap.add_argument("--agents", type=int, default=8, help="simulated hosts (default 8)")
     ap.add_argument(
