@@ -296,14 +296,13 @@ class Evaluator:
 
     def _mark_job(self, session: Session, job_id: int, condition: str | None) -> None:
         """Keep ``jobs.status`` in step with the alert, so the jobs API and the overview agree."""
-        if condition == "stalled":
-            session.execute(
-                update(Job).where(Job.id == job_id, Job.status == "running").values(status="stalled")
-            )
-        else:
-            session.execute(
-                update(Job).where(Job.id == job_id, Job.status == "stalled").values(status="running")
-            )
+        old, new = ("running", "stalled") if condition == "stalled" else ("stalled", "running")
+        # "fetch" syncs only the matched row; the default evaluates the criteria against every
+        # object in the session (all candidate jobs), which made a pass over n jobs cost O(n²).
+        session.execute(
+            update(Job).where(Job.id == job_id, Job.status == old).values(status=new),
+            execution_options={"synchronize_session": "fetch"},
+        )
 
     def _log(self, session: Session, alert_id: int, now: float, action: str, detail: str) -> None:
         session.add(AlertLog(alert_id=alert_id, ts=now, action=action, detail=detail[:4000]))
