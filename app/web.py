@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from typing import Annotated, Literal
 
-from fastapi import Request
+from fastapi import Query, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse
 from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel
 
 from app.settings import REPO_ROOT
 
@@ -36,6 +40,15 @@ def _secs(v: float | None) -> str:
     if v < 1:
         return f"{v * 1000:.1f} ms"
     return f"{v:.2f} s"
+
+
+# Every page answers ``?format=json`` with the data it renders: its JSON twin.
+FormatQ = Annotated[Literal["html", "json"], Query()]
+
+
+def json_twin(data: BaseModel | dict) -> JSONResponse:
+    """The JSON a page's ``?format=json`` answers with: the very models the page renders."""
+    return JSONResponse(jsonable_encoder(data))
 
 
 def make_templates() -> Jinja2Templates:

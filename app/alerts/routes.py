@@ -19,7 +19,7 @@ from app.alerts.schemas import (
     SilenceIn,
 )
 from app.deps import ReaderDep, SessionDep, ViewerDep
-from app.web import render
+from app.web import FormatQ, json_twin, render
 
 api = APIRouter(prefix="/api/v1/alerts", tags=["alerts"])
 pages = APIRouter(tags=["pages"])
@@ -98,16 +98,24 @@ def _back(alert_id: int | None = None) -> RedirectResponse:
 
 
 @pages.get("/alerts")
-def alerts_page(request: Request, principal: ViewerDep, session: SessionDep):
-    alerts = service.list_alerts(session, principal).alerts
+def alerts_page(request: Request, principal: ViewerDep, session: SessionDep, format: FormatQ = "html"):
+    listed = service.list_alerts(session, principal)
+    channel_list = service.list_channels(session, principal)
+    if format == "json":
+        return json_twin({"alerts": listed.alerts, "channels": channel_list.channels})
+    alerts = listed.alerts
     groups = {s: [a for a in alerts if a.state == s] for s in service.STATES}
-    channels = service.list_channels(session, principal).channels
+    channels = channel_list.channels
     return render(request, "alerts/index.html", {"groups": groups, "channels": channels}, principal=principal)
 
 
 @pages.get("/alerts/{alert_id}")
-def alert_page(request: Request, alert: PageAlertDep, principal: ViewerDep, session: SessionDep):
+def alert_page(
+    request: Request, alert: PageAlertDep, principal: ViewerDep, session: SessionDep, format: FormatQ = "html"
+):
     detail = service.alert_detail(session, alert)
+    if format == "json":
+        return json_twin(detail)
     return render(request, "alerts/detail.html", {"alert": detail}, principal=principal)
 
 

@@ -12,14 +12,16 @@ import time
 import uuid
 from pathlib import Path
 
-# (job name, workload, host index, shared run id key)
+# (job name, workload, host index, shared run id key, index of a job to wait for)
 JOBS = [
-    ("resnet50-v5e", "healthy", 0, None),
-    ("llama-8b-v5p", "healthy", 0, "slice"),
-    ("llama-8b-v5p", "healthy", 1, "slice"),
-    ("bert-base-v4", "finished", 0, None),
-    ("t5-small-v4", "input_bound", 0, None),
-    ("gpt2-xl-v5e", "failing", 0, None),
+    ("resnet50-v5e", "healthy", 0, None, None),
+    ("llama-8b-v5p", "healthy", 0, "slice", None),
+    ("llama-8b-v5p", "healthy", 1, "slice", None),
+    ("bert-base-v4", "finished", 0, None, None),
+    ("t5-small-v4", "input_bound", 0, None, None),
+    # A good run of gpt2-xl first, then the one that fails: the post-mortem compares the two.
+    ("gpt2-xl-v5e", "finished", 0, None, None),
+    ("gpt2-xl-v5e", "failing", 0, None, 5),
 ]
 
 
@@ -51,7 +53,7 @@ def run_demo(port: int = 8000, data_dir: str | None = None, exit_after: float | 
         time.sleep(0.05)
     url = f"http://127.0.0.1:{port}"
 
-    children = _start_jobs(url, token, folder)
+    jobs = _DemoJobs(url, token, folder)
     print(
         f"\ntpuwatch demo is running: open {url}/\ntoken (project 'demo'): {token}\nCtrl-C stops the demo.",
         flush=True,
@@ -63,29 +65,43 @@ def run_demo(port: int = 8000, data_dir: str | None = None, exit_after: float | 
     except KeyboardInterrupt:
         pass
     finally:
-        for child in children:
-            if child.poll() is None:
-                child.send_signal(signal.SIGTERM)
-        for child in children:
-            try:
-                child.wait(10)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        jobs.stop()
         server.should_exit = True
         thread.join(10)
     return 0
 
 
-def _start_jobs(url: str, token: str, folder: Path) -> list[subprocess.Popen]:
-    runs: dict[str, str] = {}
-    env = dict(os.environ, TPUWATCH_SPOOL_DIR=str(folder / "spool"))
-    for var in ("TPUWATCH_SIDECAR", "TPUWATCH_RUN_ID", "TPUWATCH_JOB", "TPUWATCH_HOST_INDEX"):
-        env.pop(var, None)
-    children = []
-    logs = folder / "logs"
-    logs.mkdir(exist_ok=True)
-    for name, workload, host, shared in JOBS:
-        run_id = runs.setdefault(shared, uuid.uuid4().hex) if shared else uuid.uuid4().hex
+class _DemoJobs:
+    """The demo's `tpuwatch agent run` children; a job that waits for another starts when that one
+    has exited (unless the demo is stopping by then)."""
+
+    def __init__(self, url: str, token: str, folder: Path) -> None:
+        self.url, self.token = url, token
+        self.env = dict(os.environ, TPUWATCH_SPOOL_DIR=str(folder / "spool"))
+        for var in ("TPUWATCH_SIDECAR", "TPUWATCH_RUN_ID", "TPUWATCH_JOB", "TPUWATCH_HOST_INDEX"):
+            self.env.pop(var, None)
+        self.logs = folder / "logs"
+        self.logs.mkdir(exist_ok=True)
+        self.children: list[subprocess.Popen] = []
+        self._lock = threading.Lock()
+        self._stopping = False
+        runs: dict[str, str] = {}
+        started: dict[int, subprocess.Popen | threading.Thread] = {}
+        for i, (name, workload, host, shared, after) in enumerate(JOBS):
+            run_id = runs.setdefault(shared, uuid.uuid4().hex) if shared else uuid.uuid4().hex
+            args = (name, workload, host, run_id, i)
+            if after is None:
+                started[i] = self._start(*args)
+            else:
+                waiter = threading.Thread(target=self._start_after, args=(started[after], *args), daemon=True)
+                waiter.start()
+
+    def _start_after(self, first: subprocess.Popen | None, *args) -> None:
+        if first is not None:
+            first.wait()
+        self._start(*args)
+
+    def _start(self, name: str, workload: str, host: int, run_id: str, i: int) -> subprocess.Popen | None:
         cmd = [
             sys.executable,
             "-m",
@@ -93,9 +109,9 @@ def _start_jobs(url: str, token: str, folder: Path) -> list[subprocess.Popen]:
             "agent",
             "run",
             "--server",
-            url,
+            self.url,
             "--token",
-            token,
+            self.token,
             "--job",
             name,
             "--host-index",
@@ -110,6 +126,23 @@ def _start_jobs(url: str, token: str, folder: Path) -> list[subprocess.Popen]:
             "app.demo.workloads",
             workload,
         ]
-        out = open(logs / f"{name}-h{host}.log", "wb")  # noqa: SIM115 - owned by the child
-        children.append(subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env))
-    return children
+        with self._lock:
+            if self._stopping:
+                return None
+            with open(self.logs / f"{i}-{name}-h{host}.log", "wb") as out:  # the child keeps its copy
+                child = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=self.env)
+            self.children.append(child)
+            return child
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+            children = list(self.children)
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        for child in children:
+            try:
+                child.wait(10)
+            except subprocess.TimeoutExpired:
+                child.kill()

@@ -10,14 +10,49 @@ import time
 
 import agent
 
+GIB = 2**30
 
-def _train(mon, steps: int, base: float, wait: float = 0.0, jitter: float = 0.1, first: float = 1.5):
+
+class _Chips:
+    """What libtpu's metrics service reports for one v5e host's four chips, made up for the demo
+    and recorded through the public ``mon.metric`` API at most every ``every`` seconds."""
+
+    def __init__(self, mon, chips: int = 4, total_gib: float = 16.0, every: float = 0.5) -> None:
+        self.mon, self.chips, self.total, self.every = mon, chips, total_gib * GIB, every
+        self._next = 0.0
+
+    def sample(self, used_gib: float, duty_pct: float) -> None:
+        now = time.monotonic()
+        if now < self._next:
+            return
+        self._next = now + self.every
+        for chip in range(self.chips):
+            used = min(self.total, (used_gib + 0.04 * chip + random.uniform(0, 0.05)) * GIB)
+            self.mon.metric("tpu.hbm.used_bytes", used, chip=chip)
+            self.mon.metric("tpu.hbm.total_bytes", self.total, chip=chip)
+            self.mon.metric(
+                "tpu.duty_cycle_pct", max(0.0, min(100.0, duty_pct + random.uniform(-3, 3))), chip=chip
+            )
+
+
+def _train(
+    mon,
+    steps: int,
+    base: float,
+    wait: float = 0.0,
+    jitter: float = 0.1,
+    first: float = 1.5,
+    hbm=lambda i: 9.0,
+    duty: float = 90.0,
+):
+    chips = _Chips(mon)
     for i in range(steps):
         with mon.input_wait():
             time.sleep(wait * random.uniform(0.5, 1.5))
         with mon.step():
             t = first if i == 0 else base * (1 + jitter * math.sin(i / 40) + random.uniform(0, jitter))
             time.sleep(t)
+        chips.sample(hbm(i), duty)
         if i % 200 == 199:
             mon.event("checkpoint", f"saved checkpoint at step {i + 1}", step=i + 1)
             print(f"step {i + 1}: loss {2.0 * math.exp(-i / 500):.4f}", flush=True)
@@ -26,8 +61,10 @@ def _train(mon, steps: int, base: float, wait: float = 0.0, jitter: float = 0.1,
 def healthy(forever: bool = True) -> None:
     mon = agent.init()
     print("training resnet50 on synthetic data", flush=True)
+    first = 1.5  # XLA compiles once: later rounds start at full speed
     while True:
-        _train(mon, 400, 0.02)
+        _train(mon, 400, 0.02, first=first, hbm=lambda i: 11.0 + 0.6 * (i % 100) / 100)
+        first = 0.02
         if not forever:
             break
     mon.close()
@@ -42,7 +79,7 @@ def finished() -> None:
 
 def input_bound() -> None:
     mon = agent.init()
-    _train(mon, 500, 0.01, wait=0.006)
+    _train(mon, 500, 0.01, wait=0.006, hbm=lambda i: 6.5, duty=45.0)
     mon.close()
 
 
@@ -52,7 +89,8 @@ class ResourceExhaustedError(RuntimeError):
 
 def failing() -> None:
     mon = agent.init()
-    _train(mon, 300, 0.01)
+    # Memory creeps up with each larger batch until the allocator gives up.
+    _train(mon, 300, 0.01, hbm=lambda i: 9.0 + 6.2 * i / 300)
     print("increasing batch size to 4096", flush=True)
     raise ResourceExhaustedError(
         "Attempting to reserve 18.25G at the bottom of memory. That was not possible. "

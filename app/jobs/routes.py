@@ -4,17 +4,16 @@ Every page answers ``?format=json`` with the very data it renders (its JSON twin
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
 
 from app.deps import JobDep, PageJobDep, ReaderDep, SessionDep, SettingsDep, ViewerDep
 from app.jobs import charts, overview, page, service
 from app.jobs.schemas import EventList, JobDetail, JobList, JobPage, Overview, StepSeries
 from app.jobs.series import step_series
 from app.jobs.status import STATUSES
-from app.web import render
+from app.web import FormatQ, json_twin, render
 
 api = APIRouter(prefix="/api/v1", tags=["jobs"])
 pages = APIRouter(tags=["pages"])
@@ -22,7 +21,6 @@ pages = APIRouter(tags=["pages"])
 StatusQ = Annotated[str | None, Query(pattern="^(" + "|".join(STATUSES) + ")?$")]
 NameQ = Annotated[str | None, Query(max_length=200)]
 ProjectQ = Annotated[str | None, Query(max_length=100)]
-FormatQ = Annotated[Literal["html", "json"], Query()]
 
 
 @api.get("/jobs", response_model=JobList)
@@ -114,7 +112,7 @@ def overview_page(
 ):
     data = overview.overview(session, principal, settings, status=status or None, project=project, name=name)
     if format == "json":
-        return JSONResponse(data.model_dump(mode="json"))
+        return json_twin(data)
     return render(request, "jobs/index.html", _overview_context(data), principal=principal)
 
 
@@ -144,6 +142,6 @@ def job_page(
 ):
     data = page.job_page(session, job, settings)
     if format == "json":
-        return JSONResponse(data.model_dump(mode="json"))
+        return json_twin(data)
     figures = {**charts.step_figures(data.steps), **charts.device_figures(data.device)}
     return render(request, "jobs/detail.html", {"p": data, "figures": figures}, principal=principal)

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 from app.deps import JobDep, PageJobDep, SessionDep, SettingsDep, ViewerDep
 from app.postmortem import export, service
 from app.postmortem.schemas import PostMortem
-from app.web import render
+from app.web import FormatQ, json_twin, render
 
 api = APIRouter(prefix="/api/v1", tags=["postmortem"])
 pages = APIRouter(tags=["pages"])
@@ -25,9 +25,16 @@ def get_postmortem(job: JobDep, session: SessionDep, settings: SettingsDep):
 
 @pages.get("/jobs/{job_id}/postmortem")
 def postmortem_page(
-    request: Request, job: PageJobDep, principal: ViewerDep, session: SessionDep, settings: SettingsDep
+    request: Request,
+    job: PageJobDep,
+    principal: ViewerDep,
+    session: SessionDep,
+    settings: SettingsDep,
+    format: FormatQ = "html",
 ):
     data = service.postmortem(session, job, settings)
+    if format == "json":
+        return json_twin(data)
     return render(request, "postmortem/page.html", export.context(data, inline=False), principal=principal)
 
 

@@ -144,7 +144,9 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
         .limit(LAST_STEPS)
     ).all()
     hosts = session.scalar(select(JobHost.id).where(JobHost.job_id == job.id).limit(1))
-    window_start = max(0, (job.last_step or 0) - LAST_WINDOW) if hosts else None
+    # Step 1 is mostly XLA compilation (the "compile" phase): on this chart it would flatten the rest.
+    last_step = job.last_step or 0
+    window_start = max(2 if last_step > 1 else 0, last_step - LAST_WINDOW) if hosts else None
     archive = next((e for e in reversed(events) if e.kind == "archive" and (e.data or {}).get("url")), None)
     location = str(archive.data["url"]) if archive else None
     return PostMortem(

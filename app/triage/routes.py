@@ -9,7 +9,7 @@ from fastapi import APIRouter, Form, Request
 from app.deps import ReaderDep, SessionDep, ViewerDep
 from app.triage import service
 from app.triage.schemas import MAX_TRIAGE_CHARS, TriageRequest, TriageResult, UnknownGroups
-from app.web import render
+from app.web import FormatQ, json_twin, render
 
 api = APIRouter(prefix="/api/v1", tags=["triage"])
 pages = APIRouter(tags=["pages"])
@@ -28,8 +28,11 @@ def unknown(principal: ReaderDep, session: SessionDep):
 
 
 @pages.get("/triage")
-def triage_page(request: Request, principal: ViewerDep, session: SessionDep):
-    ctx = {"text": "", "result": None, "unknown": service.unknown_groups(session, principal)}
+def triage_page(request: Request, principal: ViewerDep, session: SessionDep, format: FormatQ = "html"):
+    unknown = service.unknown_groups(session, principal)
+    if format == "json":
+        return json_twin({"unknown": unknown})
+    ctx = {"text": "", "result": None, "unknown": unknown}
     return render(request, "triage/index.html", ctx, principal=principal)
 
 

@@ -66,7 +66,9 @@ def test_postmortem_holds_the_story_and_renders_log_text_inert(live_server, sess
     token, good, failed, _ = _seeded(live_server, sessions)
     with api(live_server.url, token) as c:
         pm = c.get(f"/api/v1/jobs/{failed}/postmortem").json()
+        twin = c.get(f"/jobs/{failed}/postmortem", params={"format": "json"}).json()
         html = c.get(f"/jobs/{failed}/postmortem").text
+    assert twin == pm  # the page's JSON twin is the API's answer
     assert [p["name"] for p in pm["phases"]] == ["start", "compile", "steady", "last_step", "failure"]
     assert pm["phases"][1]["duration"] >= 20
     assert pm["error_card"]["category"] == "oom"

@@ -93,6 +93,8 @@ def test_the_same_unknown_error_on_several_hosts_and_jobs_is_one_group(live_serv
             },
         )
         groups = c.get("/api/v1/triage/unknown").json()["groups"]
+        twin = c.get("/triage", params={"format": "json"}).json()  # the triage page's JSON twin
+    assert twin["unknown"]["groups"] == groups
     assert groups[0]["count"] == 3 and groups[0]["hosts"] == 3
     assert [j["name"] for j in groups[0]["jobs"]] == ["job-a", "job-b"]
     assert "FrobnicatorError" in groups[0]["template"]
