@@ -96,9 +96,10 @@ def test_the_alerts_page_needs_a_login_shows_alerts_and_its_forms_work(server, s
         assert 'href="/alerts"' in page.text
         twin = c.get("/alerts", params={"format": "json"}).json()
         assert [a["id"] for a in twin["alerts"]] == [alert_id] and twin["channels"] == []
-        assert c.get(f"/alerts/{alert_id}", params={"format": "json"}).json() == c.get(
-            f"/api/v1/alerts/{alert_id}"
-        ).json()
+        assert (
+            c.get(f"/alerts/{alert_id}", params={"format": "json"}).json()
+            == c.get(f"/api/v1/alerts/{alert_id}").json()
+        )
         r = c.post(f"/alerts/{alert_id}/ack", follow_redirects=False)
         assert r.status_code == 303
         assert c.get(f"/api/v1/alerts/{alert_id}").json()["state"] == "acknowledged"
