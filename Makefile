@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 BASE := $(VENV)/.base-installed
 FULL := $(VENV)/.full-installed
 
-.PHONY: demo test bench lint fmt fuzz clean venv
+.PHONY: demo test bench lint fmt fuzz screenshots clean venv
 
 $(BASE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ bench: $(FULL)
 # A longer schemathesis run than the one in `make test` (TPUWATCH_FUZZ_EXAMPLES cases per mode).
 fuzz: $(FULL)
 	TPUWATCH_FUZZ_EXAMPLES=$${TPUWATCH_FUZZ_EXAMPLES:-2000} $(PY) -m pytest tests/fuzz -q -p no:cacheprovider
+
+# The README's pictures, as the browser tests leave the pages.
+screenshots: $(FULL)
+	TPUWATCH_SCREENSHOT_DIR=$(CURDIR)/docs $(PY) -m pytest tests/browser -q -p no:cacheprovider
 
 lint: $(BASE)
 	$(VENV)/bin/ruff check .

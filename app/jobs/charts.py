@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 from typing import Any
 
 from app.jobs.schemas import StepSeries
@@ -21,18 +22,20 @@ Figure = dict[str, Any]
 
 
 def _figure(traces: list[dict], title: str, x_title: str, y_title: str, meta: dict) -> Figure:
+    # The legend sits at the bottom of the figure, under the axis title: room for its rows.
+    rows = math.ceil(len(traces) / 5) if len(traces) > 1 else 0
     return {
         "data": traces,
         "layout": {
             "title": {"text": title, "font": {"size": 14}},
-            "height": 300,
-            "margin": {"l": 55, "r": 15, "t": 40, "b": 40},
+            "height": 290 + 22 * rows,
+            "margin": {"l": 55, "r": 15, "t": 40, "b": 62 + 22 * rows},
             "xaxis": {"title": {"text": x_title}, "gridcolor": "#eef0f2"},
             "yaxis": {"title": {"text": y_title}, "gridcolor": "#eef0f2", "rangemode": "tozero"},
             "plot_bgcolor": "#fff",
             "paper_bgcolor": "#fff",
             "showlegend": len(traces) > 1,
-            "legend": {"orientation": "h", "y": -0.25},
+            "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
             "meta": meta,
         },
     }
@@ -67,7 +70,12 @@ def step_figure(data: StepSeries, metric: str, title: str | None = None) -> Figu
     ]
     note = f" (each point of {data.bucket_steps} steps: min/max kept)" if data.bucket_steps > 1 else ""
     meta = {"metric": metric, "job_id": data.job_id, "zoom": True}
-    return _figure(traces, (title or _LABELS[metric]) + note, "step", "seconds", meta)
+    fig = _figure(traces, (title or _LABELS[metric]) + note, "step", "seconds", meta)
+    if metric == "step_time":
+        # A log axis keeps both the compile step (often 100x the rest) and the spread of steady
+        # steps readable; input waits are often exactly 0, which a log axis cannot show.
+        fig["layout"]["yaxis"].update(type="log", rangemode="normal")
+    return fig
 
 
 def step_figures(data: StepSeries) -> dict[str, str]:

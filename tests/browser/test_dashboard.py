@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
+
+import pytest
 
 from app.db import make_engine, make_sessionmaker
 from tests.conftest import make_token
 from tests.helpers import api
 from tests.jobs import seed
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    """Where screenshots go: `make screenshots` points this at docs/ (the README's pictures); a
+    plain test run leaves docs/ alone."""
+    return Path(os.environ.get("TPUWATCH_SCREENSHOT_DIR") or tmp_path)
 
 
 def _seed(server) -> tuple[str, int]:
@@ -29,7 +37,7 @@ def _traces(page, selector: str) -> int:
     return page.evaluate(f"() => document.querySelector('{selector}').data.length")
 
 
-def test_log_in_see_jobs_open_a_job_zoom_and_read_its_postmortem(sqlite_server, page):
+def test_log_in_see_jobs_open_a_job_zoom_and_read_its_postmortem(sqlite_server, page, shots):
     token, failed = _seed(sqlite_server)
     page.goto(sqlite_server.url + "/")
     assert "/login" in page.url
@@ -39,7 +47,7 @@ def test_log_in_see_jobs_open_a_job_zoom_and_read_its_postmortem(sqlite_server, 
     rows = page.locator("#jobs-table tbody tr")
     assert rows.count() == 4
     assert "failed" in rows.first.inner_text() and "oom" in rows.first.inner_text()
-    page.screenshot(path=str(DOCS / "overview.png"), full_page=True)
+    page.screenshot(path=str(shots / "overview.png"), full_page=True)
 
     rows.first.locator("a").first.click()
     page.wait_for_url(f"**/jobs/{failed}")
@@ -49,7 +57,7 @@ def test_log_in_see_jobs_open_a_job_zoom_and_read_its_postmortem(sqlite_server, 
     assert _traces(page, "#chart-hbm") == 8  # 4 hosts x 2 chips
     assert page.locator("tr.straggler").count() == 1
     assert page.locator("#error-cards .triage-card.cat-oom").count() == 1
-    page.screenshot(path=str(DOCS / "job.png"), full_page=True)
+    page.screenshot(path=str(shots / "job.png"), full_page=True)
 
     # Zooming asks the server for that window again (raw steps there, not the coarse view).
     page.evaluate("() => Plotly.relayout('chart-step_time', {'xaxis.range': [100, 160]})")
@@ -65,7 +73,7 @@ def test_log_in_see_jobs_open_a_job_zoom_and_read_its_postmortem(sqlite_server, 
     assert seed.XSS_LINE in log.inner_text()  # the markup shows as text...
     assert log.locator("script, img, b").count() == 0  # ...and made no elements
     page.wait_for_function("() => document.querySelector('#chart-last_steps').data?.length === 4")
-    page.screenshot(path=str(DOCS / "postmortem.png"), full_page=True)
+    page.screenshot(path=str(shots / "postmortem.png"), full_page=True)
     assert page.dialogs == []
 
 
