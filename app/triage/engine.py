@@ -82,6 +82,17 @@ SCAN_KEYS = (
     "<ipython-input",
     "Mosaic",
     "steps_per_epoch * epochs",
+    # XLA's HBM breakdown after an OOM ("Total hbm usage >= ...", "Program hbm requirement ...").
+    "Total hbm",
+    "Program hbm",
+    "INVALID",
+    "TPU models",
+    "Aborted",
+    "SaveV2",
+    "RestoreV2",
+    "Data loss",
+    "Expected image",
+    "WaitForConnected",
 )
 
 

@@ -227,6 +227,18 @@ COMPILE_ERROR = Category(
             subtype="too_many_parameters",
         ),
         sig(r"XLA:TPU compile permanent error", 0.72, "compile permanent error"),
+        sig(r"JIT compilation failed", 0.8, "JIT compilation failed"),
+        # A crash (SIGABRT, SIGSEGV) inside the XLA compiler: its frames are in the stack dump.
+        sig(
+            r"\bTpuCompiler_\w+|\w*Compiler::(?:RunHloPasses|RunBackend|Compile)\b|"
+            r"\bLocalService::CompileExecutables\b",
+            0.7,
+            "Compiler",
+            "CompileExecutables",
+            subtype="internal",
+        ),
+        # An error raised by the XRT / TPU compile op with no more specific wording elsewhere.
+        sig(r"\{\{node (?:XRTCompile|TPUCompile)\w*\}\}", 0.62, "{{node XRTCompile", "{{node TPUCompile"),
         # TF's TPU compile op logs the failure at INFO level before the error surfaces.
         sig(r"Compilation of \d+ with session name.{0,60}\band failed", 0.75, "and failed"),
         # XLA:GPU handing a kernel to ptxas, which crashed or rejected it.

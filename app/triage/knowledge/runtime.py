@@ -112,6 +112,18 @@ CONNECTION_LOSS = Category(
             "Stream removed",
         ),
         sig(r"Session \w+ is not found", 0.7, "is not found"),
+        # torch_xla's mesh service waiting for the master; TF's remote worker came back as another
+        # process (its state is gone: a restart or a preemption).
+        sig(
+            r"WaitForConnected|mesh_service\.cc.{0,40}Check failed", 0.85, "WaitForConnected", "mesh_service"
+        ),
+        sig(
+            r"expects a different device incarnation|[Yy]our worker (?:may have|has) restarted",
+            0.86,
+            "incarnation",
+            "worker may have",
+            "worker has",
+        ),
         sig(r"Barrier timed out|barrier.{0,40}timed out", 0.72, "arrier"),
     ),
     subtypes={
@@ -212,6 +224,13 @@ STRATEGY_SCOPE = Category(
             r"CrossShardOptimizer must be used", 0.85, "CrossShardOptimizer", subtype="cross_shard_optimizer"
         ),
         sig(r"in _wrong_strategy_scope\b", 0.8, "_wrong_strategy_scope"),
+        # A distributed variable updated outside strategy.run / the scope it was made in.
+        sig(
+            r"(?:SyncOnRead|Mirrored|Distributed|TPUMirrored)Variable does not support .{0,80}"
+            r"cross-replica context",
+            0.82,
+            "cross-replica context",
+        ),
         sig(r"in _validate_compile\b", 0.62, "_validate_compile"),
     ),
     subtypes={"cross_shard_optimizer": Subtype("Optimizer not wrapped for TPU training")},
@@ -258,6 +277,14 @@ CHECKPOINT = Category(
     ),
     signatures=(
         sig(r"Restoring from checkpoint failed", 0.95, "Restoring from checkpoint"),
+        # TF's Saver ops: whatever failed (a 503 from the bucket, a full disk) failed the save.
+        sig(
+            r"\[\[\{?\{?node save(?:_\d+)?/(?:SaveV2|RestoreV2|MergeV2Checkpoints)",
+            0.85,
+            "SaveV2",
+            "RestoreV2",
+            "MergeV2",
+        ),
         sig(r"Key \S+ not found in checkpoint", 0.94, "not found in checkpoint"),
         sig(
             r"does not match the shape stored in checkpoint|shape_and_slice",

@@ -88,6 +88,13 @@ DYNAMIC_SHAPE = Category(
             "must be concrete",
             subtype="jax_tracer",
         ),
+        # Keras 2's TPU model conversion (keras_support) and its wrapped second line.
+        sig(
+            r"has a variable shape in a non-batch dimension|TPU models must(?: have constant shapes|\s*$)",
+            0.93,
+            "non-batch dimension",
+            "TPU models",
+        ),
         sig(
             r"must be statically specified|static_argnums",
             0.7,
@@ -185,6 +192,22 @@ UNSUPPORTED_OP = Category(
             "compilable",
             "not supported for this op",
         ),
+        # JAX primitives whose lowering exists for some backends only ("... is only implemented
+        # on the CPU and GPU backends"), and the same said of TPU directly.
+        sig(
+            r"only implemented (?:on|for) (?:the )?(?:CPU|GPU|cpu|gpu)(?:,? (?:and|or) (?:CPU|GPU|cpu|gpu))?"
+            r" backends?|not (?:yet )?implemented (?:on|for) (?:the )?TPU",
+            0.88,
+            "implemented on",
+            "implemented for",
+        ),
+        # XLA found a custom call (an op from a library or a newer jax) it has no emitter for.
+        sig(
+            r"Custom emitter for \w+ not found|No registered implementation for custom call",
+            0.8,
+            "ustom emitter",
+            "custom call",
+        ),
     ),
     facts=_op_facts,
     headline=_op_headline,
@@ -243,7 +266,22 @@ UNSUPPORTED_DTYPE = Category(
             "not supported",
         ),
         sig(r"X64 element types|Unsupported XLA type", 0.93, "X64", "Unsupported XLA type"),
-        sig(r"OpKernel was found, but attributes didn't match", 0.94, "attributes didn't match"),
+        # The kernel exists, but not for the requested type: a dtype problem when that type is one
+        # the TPU lacks; otherwise (a variant from a dataset, a host-compute op) the op is the issue.
+        sig(
+            r"OpKernel was found, but attributes didn't match\)?.{0,40}Requested Attributes:.{0,200}"
+            r"=\[?DT_(?:U?INT8|U?INT16|U?INT64|DOUBLE|STRING|COMPLEX128|HALF)\b",
+            0.94,
+            "attributes didn't match",
+        ),
+        sig(r"OpKernel was found, but attributes didn't match", 0.8, "attributes didn't match"),
+        # TensorFlow's op type check, for the types a TPU program cannot hold.
+        sig(
+            r"has DataType (?:float64|double|int64|uint8|uint16|int16|string|complex128) not in list of "
+            r"allowed values",
+            0.86,
+            "DataType",
+        ),
         sig(
             r"DataType \w+ is not (?:a )?supported|Unsupported type in DataTypeToPrimitiveType",
             0.9,

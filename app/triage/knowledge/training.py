@@ -55,6 +55,18 @@ INPUT_PIPELINE = Category(
             "user-defined function",
             subtype="input_fn",
         ),
+        # TFRecordReader on a damaged or cut file.
+        sig(r"(?:corrupted|truncated) record at \d+", 0.88, "record at", subtype="input_fn"),
+        # Input data that does not decode (a damaged image file in the dataset).
+        sig(
+            r"Invalid (?:JPEG|PNG) data|jpeg::Uncompress failed|Expected image \(JPEG, PNG, or GIF\)",
+            0.8,
+            "Invalid JPEG",
+            "Invalid PNG",
+            "Uncompress failed",
+            "Expected image",
+            subtype="input_fn",
+        ),
         sig(
             r"DataLoader worker \(pids?\(?s?\)? ?[\d, ]+\)? (?:is killed|exited unexpectedly)",
             0.82,
