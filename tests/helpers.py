@@ -36,3 +36,11 @@ def wait_for_job(client: httpx.Client, name: str, status: str | None = None, tim
         lambda: next((j for j in jobs(client) if j["name"] == name and status in (None, j["status"])), None),
         timeout=timeout,
     )
+
+
+def primary_category(text: str) -> str:
+    """The category of the primary card the classifier gives ``text``; "unknown" without one."""
+    from app.triage.engine import classify_text
+
+    cards = classify_text(text)
+    return cards[0].category if cards else "unknown"

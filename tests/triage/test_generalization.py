@@ -8,13 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.triage.engine import classify_text
-
-
-def _category(text: str) -> str:
-    cards = classify_text(text)
-    return cards[0].category if cards else "unknown"
-
+from tests.helpers import primary_category
 
 TF_OOM_HINT = (
     "  Allocation type: HLO temp\n"
@@ -158,8 +152,8 @@ IPYTHON_CKPT_FRAME = (
         "ipython-checkpoint-frame",
     ],
 )
-def test_new_rule_names_the_category(text, category):
-    assert _category(text) == category
+def test_new_rule_names_theprimary_category(text, category):
+    assert primary_category(text) == category
 
 
 @pytest.mark.parametrize(
@@ -183,5 +177,5 @@ def test_new_rule_names_the_category(text, category):
         "compile-ok-info",
     ],
 )
-def test_near_misses_name_no_category(text):
-    assert _category(text) == "unknown"
+def test_near_misses_name_noprimary_category(text):
+    assert primary_category(text) == "unknown"

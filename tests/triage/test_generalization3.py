@@ -9,12 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.triage.engine import classify_text
-
-
-def _category(text: str) -> str:
-    cards = classify_text(text)
-    return cards[0].category if cards else "unknown"
+from tests.helpers import primary_category
 
 
 @pytest.mark.parametrize(
@@ -52,7 +47,7 @@ def _category(text: str) -> str:
     ],
 )
 def test_new_rules(text: str, expected: str) -> None:
-    assert _category(text) == expected
+    assert primary_category(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -68,12 +63,12 @@ def test_new_rules(text: str, expected: str) -> None:
     ],
 )
 def test_near_misses_stay_unknown(text: str) -> None:
-    assert _category(text) == "unknown"
+    assert primary_category(text) == "unknown"
 
 
 def test_checkpoint_error_still_named() -> None:
     text = "OSError: Failed to write checkpoint to gs://bucket-a/ckpt/step_100: quota exceeded\n"
-    assert _category(text) == "checkpoint"
+    assert primary_category(text) == "checkpoint"
 
 
 def test_local_scheme_still_local_filesystem() -> None:
@@ -81,4 +76,4 @@ def test_local_scheme_still_local_filesystem() -> None:
         "UnimplementedError: File system scheme '[local]' not implemented (file: "
         "'/content/checkpoints/model.ckpt-0_temp')\n"
     )
-    assert _category(text) == "local_filesystem"
+    assert primary_category(text) == "local_filesystem"

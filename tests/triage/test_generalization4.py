@@ -9,12 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.triage.engine import classify_text
-
-
-def _category(text: str) -> str:
-    cards = classify_text(text)
-    return cards[0].category if cards else "unknown"
+from tests.helpers import primary_category
 
 
 @pytest.mark.parametrize(
@@ -111,7 +106,7 @@ def _category(text: str) -> str:
     ],
 )
 def test_new_rules(text: str, expected: str) -> None:
-    assert _category(text) == expected
+    assert primary_category(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -128,4 +123,4 @@ def test_new_rules(text: str, expected: str) -> None:
     ],
 )
 def test_near_misses_stay_unknown(text: str) -> None:
-    assert _category(text) == "unknown"
+    assert primary_category(text) == "unknown"
