@@ -77,7 +77,9 @@ class _DemoJobs:
 
     def __init__(self, url: str, token: str, folder: Path) -> None:
         self.url, self.token = url, token
-        self.env = dict(os.environ, TPUWATCH_SPOOL_DIR=str(folder / "spool"))
+        self.env = dict(
+            os.environ, TPUWATCH_SPOOL_DIR=str(folder / "spool"), TPUWATCH_DEMO_PID=str(os.getpid())
+        )
         for var in ("TPUWATCH_SIDECAR", "TPUWATCH_RUN_ID", "TPUWATCH_JOB", "TPUWATCH_HOST_INDEX"):
             self.env.pop(var, None)
         self.logs = folder / "logs"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import os
 import random
 import sys
 import time
@@ -58,11 +59,26 @@ def _train(
             print(f"step {i + 1}: loss {2.0 * math.exp(-i / 500):.4f}", flush=True)
 
 
+def _demo_alive() -> bool:
+    """A demo job stops once `tpuwatch demo` is gone, however it ended (a real job of course
+    outlives whatever started it; the sidecar does not stop it)."""
+    pid = os.environ.get("TPUWATCH_DEMO_PID")
+    if not pid:
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except (ProcessLookupError, ValueError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def healthy(forever: bool = True) -> None:
     mon = agent.init()
     print("training resnet50 on synthetic data", flush=True)
     first = 1.5  # XLA compiles once: later rounds start at full speed
-    while True:
+    while _demo_alive():
         _train(mon, 400, 0.02, first=first, hbm=lambda i: 11.0 + 0.6 * (i % 100) / 100)
         first = 0.02
         if not forever:

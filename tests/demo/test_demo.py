@@ -66,6 +66,10 @@ def test_the_demo_fills_every_page_with_something_to_look_at(tmp_path):
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+        if proc.poll() is None:  # a failed assertion: stop it as Ctrl-C would, so it stops its jobs
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
