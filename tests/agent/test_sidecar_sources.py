@@ -49,6 +49,9 @@ def test_per_chip_hbm_and_duty_cycle_arrive_from_the_metrics_service(
         job = wait_for_job(c, "hbm", "succeeded")
         used = c.get(f"/api/v1/jobs/{job['id']}/metrics", params={"name": "tpu.hbm.used_bytes"}).json()
         duty = c.get(f"/api/v1/jobs/{job['id']}/metrics", params={"name": "tpu.duty_cycle_pct"}).json()
+        page = c.get(f"/jobs/{job['id']}", params={"format": "json"}).json()  # what the job page draws
+    assert [s["metric"] for s in page["device"]["hbm"]] == ["chip 0", "chip 1"]
+    assert [s["metric"] for s in page["device"]["duty"]] == ["chip 0", "chip 1"]
     assert {"tpu.hbm.used_bytes", "tpu.hbm.total_bytes", "tpu.duty_cycle_pct"} <= set(used["names"])
     assert [(s["host"], s["chip"]) for s in used["series"]] == [(0, 0), (0, 1)]
     assert used["series"][1]["value"][0] == 2e9
