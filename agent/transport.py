@@ -58,23 +58,19 @@ class HttpTransport:
         if len(body) > GZIP_ABOVE:
             body = gzip.compress(body, compresslevel=1)
             headers["Content-Encoding"] = "gzip"
-        reused = self._conn is not None
-        try:
-            resp, data = self._post(body, headers)
-        except STALE as exc:
-            # Servers close idle kept-alive connections (uvicorn after 5 s); a quiet job's next
-            # batch finds its socket gone. One fresh connection is the cure, not a backoff.
-            self.close()
-            if not reused:
-                raise TransportError(f"{type(exc).__name__}: {exc}") from exc
+        # Servers close idle kept-alive connections (uvicorn after 5 s): a quiet job's next batch
+        # finds its socket gone. One fresh connection is the cure for that, not a backoff.
+        retry_stale = self._conn is not None
+        while True:
             try:
                 resp, data = self._post(body, headers)
-            except (OSError, http.client.HTTPException) as exc2:
+                break
+            except (OSError, http.client.HTTPException) as exc:
                 self.close()
-                raise TransportError(f"{type(exc2).__name__}: {exc2}") from exc2
-        except (OSError, http.client.HTTPException) as exc:
-            self.close()
-            raise TransportError(f"{type(exc).__name__}: {exc}") from exc
+                if retry_stale and isinstance(exc, STALE):
+                    retry_stale = False
+                    continue
+                raise TransportError(f"{type(exc).__name__}: {exc}") from exc
         if resp.getheader("Connection", "").lower() == "close":
             self.close()
         return Reply(resp.status, _retry_after(resp.getheader("Retry-After")), _detail(data))

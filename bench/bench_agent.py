@@ -127,14 +127,13 @@ def bench_keras(steps: int, spe: int, block: int) -> None:
 
         def on_train_batch_begin(self, batch, logs=None):
             t = time.perf_counter()
-            step = batch  # Keras numbers batches in steps, also under steps_per_execution
-            if step % block == 0:
+            if batch % block == 0:  # Keras numbers batches in steps, also under steps_per_execution
                 if self._mark is not None:
                     t0, s0 = self._mark
-                    self.blocks.append((self.on, t - t0, step - s0))
-                self.on = (step // block) % 2 == 1
+                    self.blocks.append((self.on, t - t0, batch - s0))
+                self.on = (batch // block) % 2 == 1
                 self.inner._open = None  # the off block's steps are not the callback's to record
-                self._mark = (t, step)
+                self._mark = (t, batch)
             if self.on:
                 self.inner.on_train_batch_begin(batch, logs)
                 self.spent += time.perf_counter() - t

@@ -99,13 +99,11 @@ def _back(alert_id: int | None = None) -> RedirectResponse:
 
 @pages.get("/alerts")
 def alerts_page(request: Request, principal: ViewerDep, session: SessionDep, format: FormatQ = "html"):
-    listed = service.list_alerts(session, principal)
-    channel_list = service.list_channels(session, principal)
+    alerts = service.list_alerts(session, principal).alerts
+    channels = service.list_channels(session, principal).channels
     if format == "json":
-        return json_twin({"alerts": listed.alerts, "channels": channel_list.channels})
-    alerts = listed.alerts
+        return json_twin({"alerts": alerts, "channels": channels})
     groups = {s: [a for a in alerts if a.state == s] for s in service.STATES}
-    channels = channel_list.channels
     return render(request, "alerts/index.html", {"groups": groups, "channels": channels}, principal=principal)
 
 

@@ -88,7 +88,7 @@ class _DemoJobs:
         self._lock = threading.Lock()
         self._stopping = False
         runs: dict[str, str] = {}
-        started: dict[int, subprocess.Popen | threading.Thread] = {}
+        started: dict[int, subprocess.Popen | None] = {}
         for i, (name, workload, host, shared, after) in enumerate(JOBS):
             run_id = runs.setdefault(shared, uuid.uuid4().hex) if shared else uuid.uuid4().hex
             args = (name, workload, host, run_id, i)

@@ -66,11 +66,11 @@ def _demo_alive() -> bool:
     if not pid:
         return True
     try:
-        os.kill(int(pid), 0)
+        os.kill(int(pid), 0)  # signal 0: only asks whether the process exists
     except (ProcessLookupError, ValueError):
         return False
     except PermissionError:
-        return True
+        pass  # it exists, under another user
     return True
 
 
