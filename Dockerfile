@@ -1,4 +1,16 @@
 # tpuwatch server image. Build: docker build -t tpuwatch .   Run with PostgreSQL: docker compose up
+# Stage 1 builds the wheel from the checkout; stage 2 installs it as a user would (not editable):
+# templates, static files and migrations travel inside the package.
+FROM python:3.11-slim AS build
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY agent ./agent
+COPY app ./app
+COPY templates ./templates
+COPY static ./static
+COPY migrations ./migrations
+RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -7,21 +19,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     TPUWATCH_DATA_DIR=/data
 
-WORKDIR /app
-# Dependencies first, so that a code change does not reinstall them.
-COPY pyproject.toml README.md ./
-COPY app ./app
-COPY agent ./agent
-# Installed in place (-e): the server finds templates/, static/ and migrations/ next to app/.
-RUN pip install -e '.[server]'
-COPY alembic.ini ./
-COPY migrations ./migrations
-COPY templates ./templates
-COPY static ./static
+COPY --from=build /wheels /wheels
+RUN pip install "$(echo /wheels/tpuwatch-*.whl)[server]" && rm -rf /wheels
 
 RUN useradd --system --uid 10001 --no-create-home tpuwatch \
     && mkdir -p /data && chown tpuwatch /data
 USER tpuwatch
+WORKDIR /data
 VOLUME /data
 EXPOSE 8000
 

@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 BASE := $(VENV)/.base-installed
 FULL := $(VENV)/.full-installed
 
-.PHONY: demo test bench lint fmt fuzz screenshots clean venv
+.PHONY: demo test bench lint fmt fuzz screenshots clean venv zoo triage-model
 
 $(BASE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,13 @@ test: $(FULL)
 bench: $(FULL)
 	$(PY) bench/run_all.py
 
+# Refit the triage scorer's weights (app/triage/weights.json) on the failure zoo and its supplement
+# (real errors the scorer must weigh too) and print the
+# leave-one-family-out scores they come with.
+triage-model: $(BASE)
+	$(PY) -m tpuwatch.server.triage.learn tests/triage/zoo/captured.jsonl tests/triage/supplement/captured.jsonl \
+		--crossval --write
+
 # A longer schemathesis run than the one in `make test` (TPUWATCH_FUZZ_EXAMPLES cases per mode).
 fuzz: $(FULL)
 	TPUWATCH_FUZZ_EXAMPLES=$${TPUWATCH_FUZZ_EXAMPLES:-2000} $(PY) -m pytest tests/fuzz -q -p no:cacheprovider
@@ -37,6 +44,11 @@ fuzz: $(FULL)
 # The README's pictures, as the browser tests leave the pages.
 screenshots: $(FULL)
 	TPUWATCH_SCREENSHOT_DIR=$(CURDIR)/docs $(PY) -m pytest tests/browser -q -p no:cacheprovider
+
+# Regenerate the failure zoo's captured errors (runs ~220 scripts on the CPU; ~11 minutes).
+zoo: $(FULL)
+	$(PY) -m pip install -q -e '.[zoo]'
+	JAX_PLATFORMS=cpu $(PY) tests/triage/zoo/regenerate.py
 
 lint: $(BASE)
 	$(VENV)/bin/ruff check .

@@ -1,149 +1,59 @@
-"""`tpuwatch agent run` and `tpuwatch agent sync` (standard library only)."""
+"""The `tpuwatch` command.
+
+Each domain registers its own subcommands (a ``register(subparsers)`` function in its ``cli.py``).
+Those modules import only the standard library at module level, so `tpuwatch --help` and
+`tpuwatch agent ...` work on a TPU VM that has only the agent installed (`pip install tpuwatch`);
+server code is imported inside the command functions, and a server command run without the
+server's packages says which extra to install.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
-from agent import config
+# Modules that contribute subcommands, in the order `--help` lists them.
+_COMMAND_MODULES = (
+    "tpuwatch.commands",
+    "tpuwatch.server.server_cli",
+    "tpuwatch.server.tokens.cli",
+    "tpuwatch.server.triage.cli",
+    "tpuwatch.server.alerts.cli",
+    "tpuwatch.server.demo.cli",
+)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("agent", help="run a training command under watch, or sync a spool")
-    asub = p.add_subparsers(dest="agent_command", metavar="ACTION")
-    asub.required = True
-
-    r = asub.add_parser(
-        "run",
-        help="run CMD and stream what it does to the server",
-        usage="tpuwatch agent run [--server URL] [--token T] [--job NAME] [--host-index N] -- CMD [ARGS...]",
-        description="Run CMD as a child: its output passes through unchanged, tracebacks become error "
-        "events, heartbeats and the exit code are reported. Exits with CMD's exit code.",
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tpuwatch",
+        description="Watch training jobs on Cloud TPU VMs and triage what goes wrong.",
     )
-    _connection_args(r)
-    r.add_argument("--job", help="job name (default: TPUWATCH_JOB, else the command's name)")
-    r.add_argument("--host-index", type=int, help="this worker's index in a multi-host slice (default 0)")
-    r.add_argument("--run-id", help="shared by every worker of one launch (default: a new id)")
-    r.add_argument("--heartbeat", type=float, default=10.0, help="seconds between heartbeats (default 10)")
-    _source_args(r)
-    r.add_argument("command", nargs=argparse.REMAINDER, help="the training command, after --")
-    r.set_defaults(func=_run)
-
-    s = asub.add_parser("sync", help="deliver what a killed agent or a down server left in the spool")
-    _connection_args(s)
-    s.add_argument("--timeout", type=float, default=60.0, help="seconds to keep trying per run (default 60)")
-    s.set_defaults(func=_sync)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in _COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
 
 
-def _source_args(r: argparse.ArgumentParser) -> None:
-    g = r.add_argument_group("TPU sources")
-    g.add_argument(
-        "--launch",
-        help="a name for this launch, the same on every worker of a slice: the run id becomes "
-        "<TPU name>-<launch> so all workers land on one job",
-    )
-    g.add_argument(
-        "--metrics-port", type=int, default=8431, help="libtpu runtime metrics port (default 8431)"
-    )
-    g.add_argument("--no-tpu-metrics", action="store_true", help="do not read HBM / duty cycle from libtpu")
-    g.add_argument(
-        "--tpu-api-endpoint",
-        help="Cloud TPU API endpoint for node state (default: Google's, with your credentials)",
-    )
-    g.add_argument(
-        "--tpu-node",
-        default=config.env_str("TPUWATCH_TPU_NODE"),
-        help="projects/P/locations/ZONE/nodes/NAME (default: from the metadata server)",
-    )
-    g.add_argument(
-        "--node-poll", type=float, default=45.0, help="seconds between node state polls; 0 turns it off"
-    )
-    g.add_argument(
-        "--stall-after",
-        type=float,
-        default=300.0,
-        help="take the training process's stacks when no step came for this many seconds, or 20 "
-        "typical steps if longer (default 300)",
-    )
-    g.add_argument("--archive", metavar="gs://BUCKET/PREFIX", help="upload the full log there on exit")
-    g.add_argument("--tpu-name", help="override the TPU name the metadata server reports")
-    g.add_argument("--zone", help="override the zone")
-    g.add_argument("--project", help="override the Google Cloud project")
-
-
-def _options(args: argparse.Namespace):
-    from agent.sources.runner import SourceOptions
-
-    overrides = {"tpu_name": args.tpu_name, "zone": args.zone, "project": args.project}
-    if args.host_index is not None:
-        overrides["worker"] = args.host_index
-    return SourceOptions(
-        tpu_metrics=not args.no_tpu_metrics,
-        metrics_port=args.metrics_port,
-        tpu_api_endpoint=args.tpu_api_endpoint,
-        tpu_node=args.tpu_node,
-        node_poll=args.node_poll,
-        archive=args.archive,
-        launch=args.launch,
-        stall_floor=args.stall_after,
-        identity={k: v for k, v in overrides.items() if v not in (None, "")},
-    )
-
-
-def _connection_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--server", default=config.env_str(config.ENV_SERVER), help="server URL (default: TPUWATCH_SERVER)"
-    )
-    p.add_argument(
-        "--token",
-        default=config.env_str(config.ENV_TOKEN),
-        help="project or ingest token (default: TPUWATCH_TOKEN)",
-    )
-    p.add_argument(
-        "--spool-dir",
-        default=None,
-        help=f"spool folder (default: TPUWATCH_SPOOL_DIR, else {config.default_spool_dir()})",
-    )
-
-
-def _run(args: argparse.Namespace) -> int:
-    from agent.sidecar import run
-
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not command:
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code = args.func(args)
+    except KeyboardInterrupt:
+        return 130
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] == "tpuwatch":
+            raise
         print(
-            "tpuwatch agent run: give the command to run after --, e.g. "
-            "tpuwatch agent run --job bert -- python train.py",
+            f"tpuwatch {args.command}: needs the package {exc.name!r}, which is not installed. "
+            "The server, triage and demo commands need the server extra: pip install 'tpuwatch[server]'",
             file=sys.stderr,
         )
         return 2
-    if args.archive:
-        from agent.sources.archive import parse_gs_url
-
-        try:
-            parse_gs_url(args.archive)
-        except ValueError as exc:
-            print(f"tpuwatch agent run: --archive: {exc}", file=sys.stderr)
-            return 2
-    options = _options(args)  # without a server, the Monitor says once where the data is kept
-    return run(
-        command,
-        server=args.server,
-        token=args.token,
-        job=args.job,
-        host_index=args.host_index,
-        run_id=args.run_id,
-        spool_dir=args.spool_dir,
-        heartbeat=args.heartbeat,
-        options=options,
-    )
+    return int(code or 0)
 
 
-def _sync(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from agent.sync import sync
-
-    base = Path(args.spool_dir) if args.spool_dir else config.default_spool_dir()
-    left = sync(base, args.server, args.token, timeout=args.timeout)
-    return 1 if left else 0
+if __name__ == "__main__":
+    sys.exit(main())

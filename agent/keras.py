@@ -4,7 +4,7 @@ TensorFlow is imported here and nowhere else in the agent. Under ``steps_per_exe
 calls the batch hooks once per N steps with the first and last step of the execution, so one
 measured interval is recorded as N steps of a share each. Example::
 
-    from agent.keras import TPUWatchCallback
+    from tpuwatch.keras import TPUWatchCallback
 
     model.compile(optimizer="adam", loss="mse", steps_per_execution=32)
     model.fit(ds, epochs=3, callbacks=[TPUWatchCallback()])
@@ -17,7 +17,7 @@ from time import perf_counter
 
 import tensorflow as tf
 
-from agent import log
+from tpuwatch import log, mfu, wire
 
 MEMORY_EVERY = 5.0  # seconds between in-process memory samples
 LOGS_EVERY = 1.0  # seconds between per-batch loss/metric samples (epoch ends are always recorded)
@@ -26,19 +26,29 @@ LOGS_EVERY = 1.0  # seconds between per-batch loss/metric samples (epoch ends ar
 class TPUWatchCallback(tf.keras.callbacks.Callback):
     """Records step times, epoch boundaries, loss and metrics, and what the model looks like.
 
-    ``monitor`` defaults to ``agent.init()`` (which, under ``tpuwatch agent run``, writes to the
+    ``monitor`` defaults to ``tpuwatch.init()`` (which, under ``tpuwatch agent run``, writes to the
     sidecar's spool). ``batch_size`` is the global batch size when Keras cannot tell it.
+    ``flops_per_step`` overrides the model FLOPs counted from its Dense and Conv layers (for MFU).
+    Saves of ``ModelCheckpoint`` and ``BackupAndRestore`` in the same ``fit`` are timed as
+    checkpoints, their restore (or a model whose optimizer has already stepped) as a restore, and
+    validation inside ``fit`` as an ``eval`` phase.
     """
 
     # Keras may call on_train_batch_end on its own thread: that hook only samples the loss.
     async_safe = True
 
-    def __init__(self, monitor=None, batch_size: int | None = None, memory_device: str = "TPU:0") -> None:
+    def __init__(
+        self,
+        monitor=None,
+        batch_size: int | None = None,
+        memory_device: str = "TPU:0",
+        flops_per_step: float | None = None,
+    ) -> None:
         super().__init__()
         if monitor is None:
-            import agent
+            import tpuwatch
 
-            monitor = agent.init()
+            monitor = tpuwatch.init()
         self.monitor = monitor
         self.batch_size = batch_size
         self.memory_device = memory_device
@@ -50,6 +60,9 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
         self._next_logs = 0.0
         self._next_memory = 0.0
         self._memory_ok = True
+        self.flops_per_step = flops_per_step
+        self._in_fit = False
+        self._resume_seen = False
 
     # -- fit lifecycle -------------------------------------------------------------------------
 
@@ -62,15 +75,24 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
         self._spe = _steps_per_execution(self.model)
         self._steps_per_epoch = (self.params or {}).get("steps")
         self._open = None
+        self._in_fit = True
+        try:
+            from tpuwatch.keras_saves import watch_fit_callbacks
+
+            watch_fit_callbacks(self, _fit_local("callbacks"))
+        except Exception as exc:  # timing saves is a nicety; training goes on
+            log.warn_once("keras-saves", f"keras: cannot time checkpoint saves: {type(exc).__name__}: {exc}")
         if not self._info_sent:
             self._info_sent = True
             try:
-                self.monitor.event("model_info", "", **self._model_info())
+                self.monitor.event(wire.Kind.MODEL_INFO, "", **self._model_info())
             except Exception as exc:  # describing the model is a nicety; training goes on
                 log.warn_once("keras-info", f"keras: cannot describe the model: {type(exc).__name__}: {exc}")
 
     def on_epoch_begin(self, epoch, logs=None):
-        self.monitor.event("epoch", f"epoch {epoch} begins", epoch=epoch, phase="begin", step=self._step)
+        self.monitor.event(
+            wire.Kind.EPOCH, f"epoch {epoch} begins", epoch=epoch, phase="begin", step=self._step
+        )
 
     def on_epoch_end(self, epoch, logs=None):
         self._settle(perf_counter())
@@ -79,15 +101,22 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
             "epoch", f"epoch {epoch} ends", epoch=epoch, phase="end", step=self._step, logs=clean
         )
         for name, value in clean.items():
-            self.monitor.metric(f"keras.{name}", value)
+            self.monitor.metric(wire.MetricName.KERAS_PREFIX + name, value)
 
     def on_test_begin(self, logs=None):
         # Validation inside fit runs between the last training step and on_epoch_end: the
         # last execution of the epoch ended here, not there.
         self._settle(perf_counter())
+        if self._in_fit:
+            self.monitor.event(wire.Kind.PHASE, wire.Phase.EVAL, name=wire.Phase.EVAL, state="begin")
+
+    def on_test_end(self, logs=None):
+        if self._in_fit:
+            self.monitor.event(wire.Kind.PHASE, wire.Phase.EVAL, name=wire.Phase.EVAL, state="end")
 
     def on_train_end(self, logs=None):
         self._settle(perf_counter())
+        self._in_fit = False
 
     def on_train_batch_begin(self, batch, logs=None):
         # Steps are timed from one execution's start to the next one's: that needs no end hook on
@@ -109,7 +138,7 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
         if t >= self._next_logs and logs:
             self._next_logs = t + LOGS_EVERY
             for name, value in _numbers(logs).items():
-                self.monitor.metric(f"keras.{name}", value)
+                self.monitor.metric(wire.MetricName.KERAS_PREFIX + name, value)
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -148,8 +177,8 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
             # Off a TPU (or on a device without an allocator) there is nothing to read: stop asking.
             self._memory_ok = False
             return
-        self.monitor.metric("tpu.hbm.used_bytes", info.get("current", 0), chip=0)
-        self.monitor.metric("tpu.hbm.peak_bytes", info.get("peak", 0), chip=0)
+        self.monitor.metric(wire.MetricName.HBM_USED, info.get("current", 0), chip=0)
+        self.monitor.metric(wire.MetricName.HBM_PEAK, info.get("peak", 0), chip=0)
 
     def _model_info(self) -> dict:
         layers = []
@@ -166,11 +195,14 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
         strategy = getattr(self.model, "distribute_strategy", None)
         if strategy is not None:
             replicas = int(getattr(strategy, "num_replicas_in_sync", replicas) or 1)
+        batch = self.batch_size or _fit_batch_size()
+        flops = self.flops_per_step or mfu.keras_step_flops(_all_layers(self.model), batch)
         return {
             "framework": "keras",
+            "flops_per_step": flops,
             "keras_version": getattr(tf.keras, "__version__", None),
             "tensorflow_version": tf.__version__,
-            "global_batch_size": self.batch_size or _fit_batch_size(),
+            "global_batch_size": batch,
             "replicas": replicas,
             "steps_per_execution": self._spe,
             "steps_per_epoch": (self.params or {}).get("steps"),
@@ -208,6 +240,18 @@ def _count_params(model) -> int | None:
         return int(model.count_params())
     except Exception:
         return None
+
+
+def _fit_local(name: str):
+    """A local variable of the ``fit`` call running this callback (None when not found)."""
+    frame = sys._getframe(1)
+    for _ in range(12):
+        if frame is None:
+            return None
+        if frame.f_code.co_name == "fit" and name in frame.f_locals:
+            return frame.f_locals[name]
+        frame = frame.f_back
+    return None
 
 
 def _fit_batch_size() -> int | None:

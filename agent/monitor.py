@@ -7,76 +7,32 @@ under the sidecar, which sends for its child) delivers the spool to the server.
 
 from __future__ import annotations
 
-import atexit
+import hashlib
 import json
 import os
 import sys
 import threading
 import time
-import traceback
 import uuid
 from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
 from time import perf_counter
 
-from agent import config, log
-from agent.progress import Progress
-from agent.sender import Sender, SenderThread
-from agent.spool import Spool, SpoolWriter
-from agent.transport import HttpTransport
+from tpuwatch import checkpoints, config, log, wire
+from tpuwatch.fit import fit_event, fit_json, fit_name
+from tpuwatch.pressure import Reserve, leftover_lines, make_room
+from tpuwatch.progress import Progress
+from tpuwatch.sender import Sender, SenderThread
+from tpuwatch.spool import Spool, SpoolWriter
+from tpuwatch.timers import StepTimer, WaitTimer
+from tpuwatch.transport import HttpTransport, TransportError
 
 MAX_BATCH_EVENTS = 20_000
+MAX_S = wire.MAX_DURATION_S
 
 
-class _StepTimer:
-    """Context manager handed out by ``Monitor.step()``; reused, so entering allocates nothing."""
-
-    __slots__ = ("_mon", "n", "_t0")
-
-    def __init__(self, mon: Monitor) -> None:
-        self._mon = mon
-        self.n = None
-        self._t0 = 0.0
-
-    def __enter__(self):
-        self._t0 = perf_counter()
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        t1 = perf_counter()
-        mon = self._mon
-        n = self.n
-        if n is None:
-            n = mon._last_step + 1
-        mon._last_step = n
-        wait = mon._wait
-        mon._wait = 0.0
-        q = mon._steps
-        if len(q) < mon._cap:
-            q.append((n, t1, t1 - self._t0, wait))
-        else:
-            mon.dropped += 1
-        return False
-
-
-class _WaitTimer:
-    __slots__ = ("_mon", "_t0")
-
-    def __init__(self, mon: Monitor) -> None:
-        self._mon = mon
-        self._t0 = 0.0
-
-    def __enter__(self):
-        self._t0 = perf_counter()
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        self._mon._wait += perf_counter() - self._t0
-        return False
-
-
-class Monitor:
+class Monitor(checkpoints.CheckpointCalls):
     """Records steps, input waits, events and metrics of one job on one host.
 
     Example::
@@ -100,10 +56,13 @@ class Monitor:
         max_queue: int = 1_000_000,
         send: bool | None = None,
         attrs: dict | None = None,
+        group: str | None = None,
+        peak_flops: float | None = None,
     ) -> None:
         sidecar_dir = os.environ.get(config.ENV_SIDECAR)
-        self.job = job or config.env_str(config.ENV_JOB) or Path(sys.argv[0] or "job").stem or "job"
-        self.run_id = run_id or config.env_str(config.ENV_RUN_ID) or uuid.uuid4().hex
+        job = job or config.env_str(config.ENV_JOB) or Path(sys.argv[0] or "job").stem or "job"
+        self.job = fit_name(job, 200)  # the server refuses longer names: the whole run would be lost
+        self.run_id = fit_name(run_id or config.env_str(config.ENV_RUN_ID) or uuid.uuid4().hex, 128)
         self.host_index = host_index if host_index is not None else config.env_int(config.ENV_HOST_INDEX, 0)
         self.stream = uuid.uuid4().hex
         self.under_sidecar = bool(sidecar_dir) and spool_dir is None and send is None
@@ -114,8 +73,17 @@ class Monitor:
             self.spool_dir = base / f"{self.run_id}-h{self.host_index}"
         self.server = server or config.env_str(config.ENV_SERVER)
         self.token = token or config.env_str(config.ENV_TOKEN)
-        self.attrs = {"hostname": config.hostname(), "pid": os.getpid(), **_sidecar_attrs(), **(attrs or {})}
+        run_attrs = {"hostname": config.hostname(), "pid": os.getpid(), "code_version": config.code_version()}
+        run_attrs.update({**_sidecar_attrs(), **(attrs or {})})
+        peak = peak_flops if peak_flops is not None else config.env_float(config.ENV_PEAK_FLOPS)
+        if peak:
+            run_attrs[wire.Attr.PEAK_FLOPS] = float(peak)
+        self.attrs = fit_json(run_attrs, wire.MAX_ATTRS_BYTES)
+        # The training run this job is an attempt of; the server defaults to project + job name.
+        self.group = group or config.env_str(config.ENV_GROUP)
         self.dropped = 0
+        self.unspooled = 0  # of ``dropped``: events the disk could not take
+        self._unsent_final: tuple[dict, int] | None = None  # a last batch no room could be made for
         self.flush_interval = flush_interval
         self._cap = max_queue
         self._steps: deque = deque()
@@ -125,8 +93,8 @@ class Monitor:
         self._wait = 0.0
         self._seq = 0
         self._reported_dropped = 0
-        self._step_timer = _StepTimer(self)
-        self._wait_timer = _WaitTimer(self)
+        self._step_timer = StepTimer(self)
+        self._wait_timer = WaitTimer(self)
         # Wall clock of a perf_counter reading: the hot path only reads perf_counter.
         self._wall_offset = time.time() - perf_counter()
         self._closed = False
@@ -135,16 +103,26 @@ class Monitor:
         self.exit_code = 0
         self._stop = threading.Event()
         self._flush_lock = threading.Lock()
+        try:
+            self.spool_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a full disk must not reach training: what cannot be spooled is counted
+            log.warn(f"cannot create the spool folder {self.spool_dir}: {exc.strerror or exc}")
         self._writer = SpoolWriter(self.spool_dir, self.stream)
+        self._spool = Spool(self.spool_dir)
         self.progress: Progress | None = None  # set by init() under the sidecar
+        want_send = (not self.under_sidecar) if send is None else send
+        if want_send and self.server:
+            # This process sends this folder: `agent sync` and other agents leave it alone. Taken
+            # before meta.json exists, so that nobody sees the folder as an earlier run's leftovers.
+            self._spool.lock()
         self._write_meta()
+        self._reserve = Reserve(self.spool_dir, self.stream)
         self._writer_thread = threading.Thread(target=self._write_loop, name="tpuwatch-writer", daemon=True)
         self._writer_thread.start()
         self._sender_thread: SenderThread | None = None
-        want_send = (not self.under_sidecar) if send is None else send
         if want_send:
             if self.server:
-                sender = Sender(Spool(self.spool_dir), HttpTransport(self.server, self.token, timeout=5.0))
+                sender = Sender(self._spool, HttpTransport(self.server, self.token, timeout=5.0))
                 self._sender_thread = SenderThread(sender)
                 self._sender_thread.start()
             else:
@@ -156,13 +134,13 @@ class Monitor:
 
     # -- the hot path -------------------------------------------------------------------------
 
-    def step(self, n: int | None = None) -> _StepTimer:
+    def step(self, n: int | None = None) -> StepTimer:
         """Time one training step: ``with mon.step(): ...``. Steps number themselves unless given."""
         timer = self._step_timer
         timer.n = n
         return timer
 
-    def input_wait(self) -> _WaitTimer:
+    def input_wait(self) -> WaitTimer:
         """Time a wait for input: ``with mon.input_wait(): batch = next(it)``."""
         return self._wait_timer
 
@@ -201,29 +179,33 @@ class Monitor:
         """Record an event (``error``, ``checkpoint``, ``epoch``, ...) with optional JSON data."""
         self._events.append((time.time(), kind, message, data or None))
 
+    def event_at(self, ts: float, kind: str, message: str = "", **data) -> None:
+        """Record an event that happened at wall-clock time ``ts`` (the process start, say)."""
+        self._events.append((ts, kind, message, data or None))
+
     @contextmanager
     def phase(self, name: str):
         """Mark a long phase that makes no steps (a checkpoint save, an eval pass), so the server's
         stall alert allows it its own, longer time: ``with mon.phase("checkpoint"): save()``."""
-        self.event("phase", name, name=name, state="begin")
+        self.event(wire.Kind.PHASE, name, name=name, state="begin")
         try:
             yield self
         finally:
-            self.event("phase", name, name=name, state="end")
+            self.event(wire.Kind.PHASE, name, name=name, state="end")
 
     def metric(self, name: str, value: float, chip: int | None = None, ts: float | None = None) -> None:
-        """Record a sample of a named metric, e.g. ``hbm.used_bytes`` for chip 0."""
+        """Record a sample of a named metric, e.g. ``tpuwatch.wire.MetricName.HBM_USED`` for chip 0."""
         self._metrics.append((ts or time.time(), name, chip, float(value)))
 
-    def flush(self) -> None:
-        """Write what is queued to the spool now (the writer thread does this on its own)."""
+    def flush(self, final: bool = False) -> None:
+        """Write what is queued to the spool now (the writer thread does this on its own).
+        ``final``: the process's last word, for which room is made on a full disk."""
         with self._flush_lock:
             while True:
                 batch, count = self._take_batch()
                 if batch is None:
                     return
-                payload = json.dumps(batch, separators=(",", ":"), default=str).encode()
-                self._writer.append(payload, count)
+                self._spool_batch(batch, count, final)
                 if self.progress is not None and batch["steps"]:
                     self.progress.update(batch["steps"])
                 if count < MAX_BATCH_EVENTS:
@@ -233,8 +215,33 @@ class Monitor:
         """Write a batch even when nothing happened, so the server knows this host is alive."""
         with self._flush_lock:
             batch, count = self._take_batch(force=True)
+            self._spool_batch(batch, count, final=False)
+
+    def _spool_batch(self, batch: dict, count: int, final: bool) -> bool:
+        """Append one batch; on a full disk count it as dropped (a final one first gets room made:
+        the reserve, then the oldest closed segments, whose events are counted as dropped)."""
+        while True:
             payload = json.dumps(batch, separators=(",", ":"), default=str).encode()
-            self._writer.append(payload, count)
+            try:
+                self._writer.append(payload, count)
+                return True
+            except OSError as exc:
+                freed = make_room(self._reserve, self._spool) if final else None
+                if freed is not None:
+                    self.dropped += freed
+                    self._reported_dropped = batch["dropped"] = self.dropped
+                    continue
+                self.dropped += count
+                self.unspooled += count
+                self._reported_dropped = -1  # the next batch that fits carries the count
+                if final:
+                    self._unsent_final = (batch, count)
+                log.warn_once(
+                    "spool-full",
+                    f"cannot write the spool in {self.spool_dir} ({exc.strerror or exc}): what cannot be "
+                    "spooled is dropped and counted; training goes on",
+                )
+                return False
 
     def close(self, timeout: float = 5.0) -> None:
         """Flush and stop. Returns within about ``timeout`` seconds even when the server is down;
@@ -243,16 +250,39 @@ class Monitor:
             return
         self._closed = True
         if self.report_exit:
-            self.event("exit", "", code=self.exit_code, signal=None)
+            self.event(wire.Kind.EXIT, "", code=self.exit_code, signal=None)
         try:
             self._stop.set()
             self._writer_thread.join(max(0.1, timeout / 4))
-            self.flush()
+            self.flush(final=True)
             self._writer.close()
+            self._reserve.drop()
             if self._sender_thread is not None:
+                self._send_unspooled_final()
                 self._sender_thread.drain(max(0.5, timeout * 3 / 4))
+            self._spool.unlock()
+            sender = self._spool if self._sender_thread is not None else None
+            for line in leftover_lines(self.spool_dir, sender, self.server, self.unspooled):
+                log.warn(line)
         except Exception as exc:
             log.warn(f"close: {type(exc).__name__}: {exc}")
+
+    def _send_unspooled_final(self) -> None:
+        """The disk could not take the last batch even with room made: try the server directly."""
+        if self._unsent_final is None:
+            return
+        batch, count = self._unsent_final
+        batch["dropped"] = self.dropped - count  # its own events arrive after all
+        transport = HttpTransport(self.server, self.token, timeout=5.0)
+        try:
+            if transport.send(json.dumps(batch, separators=(",", ":"), default=str).encode()).ok:
+                self.dropped -= count
+                self.unspooled -= count
+                self._unsent_final = None
+        except TransportError:
+            pass
+        finally:
+            transport.close()
 
     def __enter__(self) -> Monitor:
         return self
@@ -271,21 +301,27 @@ class Monitor:
         pop = steps_q.popleft
         for _ in range(min(len(steps_q), MAX_BATCH_EVENTS)):
             n, t, d, w = pop()
-            steps.append((n, round(t + off, 6), round(d, 7), round(w, 7)))
-        events = [events_q.popleft() for _ in range(min(len(events_q), MAX_BATCH_EVENTS - len(steps)))]
+            steps.append((n, round(t + off, 6), round(min(d, MAX_S), 7), round(min(w, MAX_S), 7)))
+        # Within the server's bounds here, in the writer thread: one oversized event must not cost
+        # the steps that travel with it (the server refuses a batch whole).
+        n_events = min(len(events_q), MAX_BATCH_EVENTS - len(steps))
+        events = [fit_event(events_q.popleft()) for _ in range(n_events)]
         room = MAX_BATCH_EVENTS - len(steps) - len(events)
-        metrics = [metrics_q.popleft() for _ in range(min(len(metrics_q), room))]
-        batch = {
-            "v": 1,
-            "stream": self.stream,
-            "seq": self._seq,
-            "run": {"run_id": self.run_id, "job": self.job, "host": self.host_index, "attrs": self.attrs},
-            "sent_at": time.time(),
-            "steps": steps,
-            "events": events,
-            "metrics": metrics,
-            "dropped": self.dropped,
-        }
+        metrics = []
+        for _ in range(min(len(metrics_q), room)):
+            ts, name, chip, value = metrics_q.popleft()
+            ok = type(name) is str and len(name) <= 100 and "\x00" not in name
+            metrics.append((ts, name if ok else fit_name(name, 100), chip, value))
+        batch = wire.batch(
+            stream=self.stream,
+            seq=self._seq,
+            run=wire.run_info(self.run_id, self.job, self.host_index, self.attrs, self.group),
+            sent_at=time.time(),
+            steps=steps,
+            events=events,
+            metrics=metrics,
+            dropped=self.dropped,
+        )
         self._reported_dropped = self.dropped
         self._seq += 1
         return batch, len(steps) + len(events) + len(metrics)
@@ -301,11 +337,17 @@ class Monitor:
 
     def _write_meta(self) -> None:
         meta = self.spool_dir / "meta.json"
-        if not meta.exists():
-            info = {"run_id": self.run_id, "job": self.job, "host": self.host_index, "server": self.server}
-            tmp = meta.with_suffix(".tmp")
-            tmp.write_text(json.dumps(info))
-            os.replace(tmp, meta)
+        info = {"run_id": self.run_id, "job": self.job, "host": self.host_index, "server": self.server}
+        if self.token:  # which token may deliver these leftovers (a later run's, if the same)
+            info["token_sha256"] = hashlib.sha256(self.token.encode()).hexdigest()[:16]
+        tmp = meta.with_suffix(".tmp")
+        try:
+            if not meta.exists():
+                tmp.write_text(json.dumps(info))
+                os.replace(tmp, meta)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            log.warn_once("meta", f"cannot write {meta} ({exc.strerror or exc}); the batches carry the same")
 
 
 def _sidecar_attrs() -> dict:
@@ -319,36 +361,3 @@ def _sidecar_attrs() -> dict:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def init(job: str | None = None, **kwargs) -> Monitor:
-    """Start recording this process's training job; see :class:`Monitor` for the options.
-
-    Outside the sidecar, the job is marked finished when the process exits, and an uncaught
-    exception is recorded as the job's error.
-    """
-    mon = Monitor(job, **kwargs)
-    if not mon.under_sidecar:
-        _install_exit_hooks(mon)
-    else:
-        # The sidecar watches for stalls through this file, and may ask for stacks by signal.
-        mon.progress = Progress(mon.spool_dir)
-        mon.progress.register_stacks()
-    atexit.register(mon.close)  # what is still queued reaches the spool even without close()
-    return mon
-
-
-def _install_exit_hooks(mon: Monitor) -> None:
-    previous = sys.excepthook
-
-    def excepthook(exc_type, exc, tb):
-        if issubclass(exc_type, KeyboardInterrupt):
-            mon.exit_code = 130
-        else:
-            mon.exit_code = 1
-            text = "".join(traceback.format_exception(exc_type, exc, tb))
-            mon.event("error", text.rstrip(), source="traceback")
-        previous(exc_type, exc, tb)
-
-    sys.excepthook = excepthook
-    mon.report_exit = True

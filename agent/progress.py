@@ -56,5 +56,8 @@ class Progress:
             "stack_file": str(self.stack_file) if self.stack_file else None,
         }
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(info))
-        os.replace(tmp, self.path)
+        try:
+            tmp.write_text(json.dumps(info))
+            os.replace(tmp, self.path)
+        except OSError:  # a full disk: the stall watcher sees the last progress that fitted
+            tmp.unlink(missing_ok=True)

@@ -14,9 +14,9 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from agent import log
-from agent.spool import Spool, SpoolWriter, read_records
-from agent.transport import HttpTransport, TransportError
+from tpuwatch import log, wire
+from tpuwatch.spool import Spool, SpoolWriter, read_records
+from tpuwatch.transport import HttpTransport, TransportError
 
 
 @dataclass
@@ -61,6 +61,7 @@ class Sender:
         self.max_spool_bytes = max_spool_bytes
         self.stats = Stats()
         self.backoff = Backoff()
+        self.wake = threading.Event()  # set to cut a backoff short (the agent is closing)
 
     def deliver(self, deadline: float | None = None) -> bool:
         """Send every closed segment. True when the spool is drained, False if it must wait.
@@ -96,7 +97,8 @@ class Sender:
                 f"cannot deliver to {self.transport.server} yet ({retry}); "
                 "data stays in the spool and will be retried",
             )
-            time.sleep(delay)
+            self.wake.wait(delay)
+            self.wake.clear()
             return False
         except FileNotFoundError:
             return False  # another sender took the segment; look again
@@ -159,14 +161,16 @@ def loss_notice(directory, kind: str, message: str, truncated_bytes: int, droppe
     except FileNotFoundError:
         return None
     now = time.time()
-    batch = {
-        "v": 1,
-        "stream": f"notice-{uuid.uuid4().hex}",
-        "seq": 0,
-        "run": {"run_id": meta["run_id"], "job": meta["job"], "host": meta.get("host", 0)},
-        "sent_at": now,
-        "events": [[now, kind, message, {"bytes": truncated_bytes, "events": dropped_events}]],
-    }
+    batch = wire.batch(
+        stream=f"notice-{uuid.uuid4().hex}",
+        seq=0,
+        run=wire.run_info(meta["run_id"], meta["job"], meta.get("host", 0), {}),
+        sent_at=now,
+        steps=[],
+        events=[[now, kind, message, {"bytes": truncated_bytes, "events": dropped_events}]],
+        metrics=[],
+        dropped=dropped_events,  # a stream of its own: the server adds it to the job's dropped events
+    )
     return json.dumps(batch, separators=(",", ":")).encode()
 
 
@@ -214,5 +218,6 @@ class SenderThread(threading.Thread):
     def drain(self, timeout: float) -> None:
         self._stop_at = time.monotonic() + timeout
         self._wake.set()
+        self.sender.wake.set()  # a backoff of up to 30 s must not outlast the drain
         self.join(timeout + 1.0)
         self.sender.transport.close()

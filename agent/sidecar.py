@@ -1,13 +1,18 @@
 """`tpuwatch agent run -- CMD`: run a training command as a child and watch it.
 
 The child's output passes through unchanged (byte for byte, as it comes) while a copy goes to the
-spool folder and through the traceback assembler. The child's own ``agent.init()`` writes into the
+spool folder and through the traceback assembler. The child's own ``tpuwatch.init()`` writes into the
 same spool folder, so its steps and the sidecar's events land on one job; the sidecar's sender
 delivers both. The sidecar exits with the child's exit code and forwards Ctrl-C and SIGTERM.
+
+Whatever happens to the disk or the server, the child is never held up (its pipes are always
+drained) and its exit code always passes through. What earlier runs on this machine left unsent
+(a server that was down when they ended) is delivered in the background by the next run.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import selectors
@@ -15,15 +20,16 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent import config, log
-from agent.monitor import Monitor
-from agent.sources import runner as sources
-from agent.sources.runner import SourceOptions
-from agent.tracebacks import TracebackAssembler
+from tpuwatch import config, log, wire
+from tpuwatch.monitor import Monitor
+from tpuwatch.sources import runner as sources
+from tpuwatch.sources.runner import SourceOptions
+from tpuwatch.tracebacks import TracebackAssembler
 
 HANG_HINTS = ("HANG_DETECTED", "TPU Execute is taking a long time")
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
@@ -35,7 +41,7 @@ class _Tee(threading.Thread):
     One thread reads both pipes (select), so lines keep the order the child wrote them in as far
     as the pipes allow, and the context before a traceback holds both streams."""
 
-    def __init__(self, child: subprocess.Popen, logfile, mon: Monitor) -> None:
+    def __init__(self, child: subprocess.Popen, logfile: _LogCopy, mon: Monitor) -> None:
         super().__init__(name="tpuwatch-tee", daemon=True)
         self.mon, self.logfile = mon, logfile
         recent: deque = deque(maxlen=40)
@@ -90,20 +96,60 @@ class _Tee(threading.Thread):
             line = line.rstrip("\r").rsplit("\r", 1)[-1]
         for hint in HANG_HINTS:
             if hint in line:
-                self.mon.event("hang_hint", line[:2000], stream=stream.name)
+                self.mon.event(wire.Kind.HANG_HINT, line[:2000], stream=stream.name)
                 break
         for err in stream.assembler.feed(line):
             self._report(stream, err)
 
     def _report(self, stream: _Stream, err) -> None:
         self.mon.event(
-            "error",
+            wire.Kind.ERROR,
             err.text,
             exception=err.exception[:500],
             context=err.context,
             stream=stream.name,
             source="traceback",
         )
+
+
+class _LogCopy:
+    """The copy of the child's output in the spool folder. It stops (said once) when the disk is
+    nearly full: the last quarter of the disk, at most ``HEADROOM``, is kept for the job's steps,
+    events and exit code. The output itself keeps passing through; the child never waits on it."""
+
+    HEADROOM = 256 << 20
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lost = 0
+        try:
+            self._fh = open(path, "ab", buffering=0)  # noqa: SIM115 - unbuffered: no failing close
+        except OSError as exc:
+            self._fh = None
+            log.warn(f"cannot keep a copy of the output in {path}: {exc.strerror or exc}")
+
+    def write(self, chunk: bytes) -> None:
+        if self._fh is None:
+            self.lost += len(chunk)
+            return
+        try:
+            fs = os.statvfs(self.path.parent)
+            if fs.f_bavail * fs.f_frsize < min(self.HEADROOM, fs.f_blocks * fs.f_frsize // 4) + len(chunk):
+                raise OSError(errno.ENOSPC, "the disk is nearly full; the rest is kept for the job's data")
+            self._fh.write(chunk)
+        except OSError as exc:
+            self.lost += len(chunk)
+            self.close()
+            why = exc.strerror or exc
+            log.warn(f"stopped copying the output to {self.path} ({why}); it still passes through")
+
+    def close(self) -> None:
+        if self._fh is not None:
+            try:
+                self._fh.close()
+            except OSError:
+                pass
+            self._fh = None
 
 
 @dataclass
@@ -125,6 +171,8 @@ def run(
     spool_dir: str | None,
     heartbeat: float = 10.0,
     options: SourceOptions | None = None,
+    group: str | None = None,
+    peak_flops: float | None = None,
 ) -> int:
     """Run ``command`` under watch; returns the exit status to exit with."""
     options = options or SourceOptions()
@@ -141,6 +189,8 @@ def run(
         spool_dir=spool_dir,
         send=True,
         attrs={"sidecar": True, "identity": ident} if ident else {"sidecar": True},
+        group=group,
+        peak_flops=peak_flops,
     )
     env = dict(os.environ)
     env.update(
@@ -152,21 +202,32 @@ def run(
             config.ENV_ATTRS: json.dumps({"identity": ident} if ident else {}),
         }
     )
+    if mon.group:
+        env[config.ENV_GROUP] = mon.group
+    if wire.Attr.PEAK_FLOPS in mon.attrs:
+        env[config.ENV_PEAK_FLOPS] = repr(mon.attrs[wire.Attr.PEAK_FLOPS])
     env.setdefault("PYTHONUNBUFFERED", "1")  # the child's output is a pipe now; keep it live
-    mon.event("start", " ".join(command), argv=command[:50], sidecar_pid=os.getpid())
+    # Stamped with this process's own start: interpreter start-up is part of the job's startup.
+    mon.event_at(
+        process_started_at() or time.time(),
+        wire.Kind.START,
+        " ".join(command),
+        argv=command[:50],
+        sidecar_pid=os.getpid(),
+    )
     try:
         child = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, process_group=0
         )
     except OSError as exc:
         print(f"tpuwatch: cannot start {command[0]!r}: {exc.strerror or exc}", file=sys.stderr)
-        mon.event("error", f"cannot start {command[0]!r}: {exc}", source="sidecar")
-        mon.event("exit", "", code=127, signal=None)
+        mon.event(wire.Kind.ERROR, f"cannot start {command[0]!r}: {exc}", source="sidecar")
+        mon.event(wire.Kind.EXIT, "", code=127, signal=None)
         mon.close()
         return 127
-    mon.event("child", "", pid=child.pid)
+    mon.event(wire.Kind.CHILD, "", pid=child.pid)
     if ident:
-        mon.event("identity", ident.get("tpu_name") or "", **ident)
+        mon.event(wire.Kind.IDENTITY, ident.get("tpu_name") or "", **ident)
     running = sources.start_sources(mon, options, ident)
 
     def forward(signum, _frame):
@@ -176,27 +237,67 @@ def run(
             pass
 
     previous = {s: signal.signal(s, forward) for s in FORWARDED}
-    logfile = open(mon.spool_dir / "output.log", "ab")  # noqa: SIM115
+    logfile = _LogCopy(mon.spool_dir / "output.log")
     tee = _Tee(child, logfile, mon)
     tee.start()
     stop_beats = threading.Event()
     beats = threading.Thread(target=_heartbeats, args=(mon, stop_beats, heartbeat), daemon=True)
     beats.start()
+    leftovers = _deliver_leftovers(mon)
     try:
         code = _wait(child)
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
+    try:
+        _finish(mon, code, tee, stop_beats, logfile, running, options, leftovers)
+    except Exception as exc:  # nothing after the child's end may change its exit code
+        log.warn(f"after the job ended: {type(exc).__name__}: {exc}")
+    return 128 - code if code < 0 else code
+
+
+def _finish(mon, code, tee, stop_beats, logfile, running, options, leftovers) -> None:
     tee.join(10)
     stop_beats.set()
     logfile.close()
-    sig = signal.Signals(-code).name if code < 0 else None
-    mon.event("exit", sig or "", code=None if sig else code, signal=sig)
-    sources.finish(mon, running, options, Path(logfile.name))
+    sig = _signal_name(-code) if code < 0 else None
+    mon.event(wire.Kind.EXIT, sig or "", code=None if sig else code, signal=sig)
+    sources.finish(mon, running, options, logfile.path)
+    if leftovers is not None:
+        leftovers.stop(timeout=2.0)
     mon.close(timeout=10.0)
-    if sig:
-        return 128 - code
-    return code
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:  # a real-time signal has no name
+        return f"SIG{number}"
+
+
+def _deliver_leftovers(mon: Monitor):
+    """Send what earlier runs left in this machine's spool, in the background (never raises)."""
+    if not mon.server:
+        return None
+    try:
+        from tpuwatch.sync import LeftoverDelivery
+
+        return LeftoverDelivery(mon.spool_dir.parent, mon.spool_dir, mon.server, mon.token).start()
+    except Exception as exc:
+        log.warn_once("leftovers", f"leftover spools: {type(exc).__name__}: {exc}")
+        return None
+
+
+def process_started_at(pid: str = "self") -> float | None:
+    """Wall-clock start of a process from /proc (Linux), None elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as f:  # btime in /proc/stat is whole seconds: too coarse
+            boot = time.time() - float(f.read().split()[0])
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _wait(child: subprocess.Popen) -> int:

@@ -7,14 +7,20 @@ A spool folder holds segment files of framed records, one record per batch::
     <stream>-<n>.ack    how many bytes of the matching .seg the server has acknowledged
 
 Each record is a 12-byte header (payload length, CRC-32 of the payload, number of events) and the
-payload, a JSON batch. Writers flush every record to the OS (it survives the process being killed)
+payload, a JSON batch. Writers hand every record to the OS (it survives the process being killed)
 and fsync when a segment closes: group commit, never an fsync per event. A segment left ``.open`` by
 a dead writer is recovered by the next reader: its valid records are kept, a torn or corrupt tail is
 cut off and counted.
+
+A full disk is an ordinary condition here, not a crash: a record that does not fit is cut back off
+the segment at once (no torn record is left for later ones to hide behind) and the writer's caller
+decides what to drop; acknowledgements that cannot be written are kept in memory; ``backlog()``
+says what is left to send and ``evict_oldest()`` makes room for what matters more (a job's exit).
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import struct
@@ -26,6 +32,13 @@ from pathlib import Path
 
 HEADER = struct.Struct("<III")
 MAX_RECORD = 256 << 20  # a length beyond this can only be corruption
+# What a full disk looks like to a write: no space, no quota left, a file size limit.
+DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+LOCK_NAME = ".sender.lock"
+
+
+def disk_full(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in DISK_FULL
 
 
 @dataclass
@@ -58,13 +71,36 @@ class SpoolWriter:
         self._size = 0
 
     def append(self, payload: bytes, events: int) -> None:
+        """Write one record. On an error (a full disk) the record is cut back off and the error
+        raised: the segment keeps only whole records, and the caller decides what is dropped."""
         if self._fh is None:
             self._open()
-        self._fh.write(HEADER.pack(len(payload), zlib.crc32(payload), events) + payload)
-        self._fh.flush()
-        self._size += HEADER.size + len(payload)
+        record = HEADER.pack(len(payload), zlib.crc32(payload), events) + payload
+        fd = self._fh.fileno()
+        try:
+            view = memoryview(record)
+            while view:
+                view = view[os.write(fd, view) :]
+        except OSError:
+            self._cut_back()
+            raise
+        self._size += len(record)
         if self._size >= self.rotate_bytes or time.monotonic() - self._opened_at >= self.rotate_seconds:
             self.rotate()
+
+    def _cut_back(self) -> None:
+        """Undo a partly written record; an empty segment goes (its file costs a block)."""
+        try:
+            os.ftruncate(self._fh.fileno(), self._size)
+        except OSError:
+            pass
+        if self._size == 0:
+            fh, path, self._fh = self._fh, self._path, None
+            try:
+                path.unlink()
+            except OSError:
+                pass
+            fh.close()
 
     def rotate(self) -> None:
         """Close the open segment (fsync, rename to ``.seg``) so that a sender may take it."""
@@ -72,8 +108,10 @@ class SpoolWriter:
         if fh is None:
             return
         self._fh = None
-        fh.flush()
-        os.fsync(fh.fileno())
+        try:
+            os.fsync(fh.fileno())
+        except OSError:
+            pass  # the OS has every record; only their durability across a power cut is in doubt
         path = self._path
         os.replace(path, path.with_suffix(".seg"))
         fh.close()  # releases the flock
@@ -96,9 +134,15 @@ class SpoolWriter:
         # writer's .open segment unlocked and recover it as a dead writer's (the writer would go
         # on appending to a file the sender had already taken and removed).
         tmp = path.with_suffix(".new")
-        fh = open(tmp, "ab")  # noqa: SIM115 - kept open across appends
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        os.replace(tmp, path)
+        fh = open(tmp, "ab", buffering=0)  # noqa: SIM115 - kept open across appends; unbuffered:
+        # an error shows at the write it belongs to, never later at a flush or a close
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.replace(tmp, path)
+        except OSError:
+            fh.close()
+            tmp.unlink(missing_ok=True)
+            raise
         self._path = path
         self._fh = fh
         self._opened_at = time.monotonic()
@@ -131,11 +175,21 @@ class Recovery:
     truncated_bytes: int = 0
 
 
+@dataclass
+class Backlog:
+    segments: int = 0
+    records: int = 0
+    events: int = 0
+    bytes: int = 0
+
+
 class Spool:
     """Reading side of a spool folder: recovery, ordering, acknowledgements and the size limit."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
+        self._acked: dict[str, int] = {}  # what could not be written to .ack files (a full disk)
+        self._lock = None
 
     def recover_abandoned(self) -> Recovery:
         """Close segments whose writer died: keep valid records, cut a torn tail."""
@@ -169,26 +223,90 @@ class Spool:
                 continue
         return [p for _, _, p in sorted(paths)]
 
-    @staticmethod
-    def acked(segment: Path) -> int:
+    def acked(self, segment: Path) -> int:
         try:
-            return int(segment.with_suffix(".ack").read_text() or 0)
+            on_disk = int(segment.with_suffix(".ack").read_text() or 0)
         except (FileNotFoundError, ValueError):
-            return 0
+            on_disk = 0
+        return max(on_disk, self._acked.get(segment.name, 0))
 
-    @staticmethod
-    def set_acked(segment: Path, offset: int) -> None:
+    def set_acked(self, segment: Path, offset: int) -> None:
+        """Remember what the server has; on a full disk in memory only (a restart then sends the
+        rest of the segment again, which the server stores once)."""
+        self._acked[segment.name] = offset
         tmp = segment.with_suffix(".ack.tmp")
-        tmp.write_text(str(offset))
-        os.replace(tmp, segment.with_suffix(".ack"))
+        try:
+            tmp.write_text(str(offset))
+            os.replace(tmp, segment.with_suffix(".ack"))
+        except OSError:
+            tmp.unlink(missing_ok=True)
 
-    @staticmethod
-    def remove(segment: Path) -> None:
+    def remove(self, segment: Path) -> None:
+        self._acked.pop(segment.name, None)
         for suffix in (".seg", ".ack"):
             try:
                 segment.with_suffix(suffix).unlink()
             except FileNotFoundError:
                 pass
+
+    def lock(self) -> bool:
+        """Become the one sender of this folder (a live agent's, or sync's); False when another
+        live process is. The lock goes with the process: a killed agent leaves it free."""
+        if self._lock is not None:
+            return True
+        try:
+            fh = open(self.directory / LOCK_NAME, "a")  # noqa: SIM115 - held until unlock()
+        except OSError:
+            return True  # cannot even create the lock file (a full disk): send anyway, the server dedups
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            return False
+        self._lock = fh
+        return True
+
+    def unlock(self) -> None:
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def backlog(self) -> Backlog:
+        """What the closed segments hold that the server has not acknowledged (headers only)."""
+        out = Backlog()
+        for segment in self.ready():
+            try:
+                with open(segment, "rb") as fh:
+                    pos = self.acked(segment)
+                    size = os.fstat(fh.fileno()).st_size
+                    records = 0
+                    while pos + HEADER.size <= size:
+                        fh.seek(pos)
+                        length, _, events = HEADER.unpack(fh.read(HEADER.size))
+                        if length > MAX_RECORD or pos + HEADER.size + length > size:
+                            break
+                        records += 1
+                        out.events += events
+                        out.bytes += HEADER.size + length
+                        pos += HEADER.size + length
+            except FileNotFoundError:
+                continue
+            if records:
+                out.segments += 1
+                out.records += records
+        return out
+
+    def evict_oldest(self) -> int | None:
+        """Remove the oldest closed segment to make room; the events it held unsent (None when
+        there is no closed segment to remove)."""
+        for segment in self.ready():
+            try:
+                records, _, _ = read_records(segment, self.acked(segment))
+            except FileNotFoundError:
+                continue
+            self.remove(segment)
+            return sum(r.events for r in records)
+        return None
 
     def pending(self) -> Iterator[tuple[Path, Record]]:
         """Unacknowledged records of the closed segments, in order."""

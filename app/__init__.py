@@ -1,1 +1,2 @@
-"""tpuwatch server. Nothing here runs at import time; see :func:`app.main.create_app`."""
+"""The tpuwatch server (``pip install 'tpuwatch[server]'``). Nothing here runs at import time; see
+:func:`tpuwatch.server.main.create_app`."""

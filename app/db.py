@@ -1,4 +1,8 @@
-"""Engines, sessions and migrations. Nothing here runs at import time."""
+"""The declarative base, engines, sessions and migrations. Nothing here runs at import time.
+
+``Base`` lives here, with the engine, so that the tables (``tpuwatch.server.models``) import this
+module and no domain module: domains import the tables, never the other way round.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import BigInteger, Engine, Integer, MetaData, create_engine, event
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
-from app.settings import REPO_ROOT
+from tpuwatch.server.resources import resource_dir
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# SQLite only makes INTEGER PRIMARY KEY an alias of the rowid (fast appends); PostgreSQL wants BIGINT.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
 
 
 def make_engine(url: str) -> Engine:
@@ -55,8 +74,9 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
 def alembic_config(url: str):
     from alembic.config import Config
 
-    cfg = Config(str(REPO_ROOT / "alembic.ini"))
-    cfg.set_main_option("script_location", str(REPO_ROOT / "migrations"))
+    # No alembic.ini: the migrations come from the installed package, wherever it lives.
+    cfg = Config()
+    cfg.set_main_option("script_location", str(resource_dir("migrations")))
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return cfg
 

@@ -6,17 +6,20 @@ when it raises; services only ``flush()``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Path, Request
 from sqlalchemy.orm import Session
 
-from app.auth.service import SESSION_KEY, principal_for_digest
-from app.db import transaction
-from app.models import Job
-from app.settings import Settings
-from app.tokens.service import Principal, authenticate
+from tpuwatch.server.auth.principal import Principal, visible
+from tpuwatch.server.auth.service import SESSION_KEY, principal_for_session
+from tpuwatch.server.auth.throttle import credential_key, retry_after
+from tpuwatch.server.db import transaction
+from tpuwatch.server.models import Job
+from tpuwatch.server.settings import Settings
+from tpuwatch.server.tokens.service import authenticate
 
 
 def get_settings(request: Request) -> Settings:
@@ -45,16 +48,39 @@ def _bearer(request: Request) -> str | None:
     return None
 
 
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def _checked(request: Request, session: Session, token: str) -> Principal:
+    """``authenticate`` under the failed-authentication throttle (``auth/throttle.py``): 429 while
+    this client is throttled, 401 for a wrong token (and one more failure counted)."""
+    throttle = request.app.state.auth_throttle
+    client, key, now = client_address(request), credential_key(token), time.monotonic()
+    wait = throttle.wait(client, key, now)
+    if wait > 0:
+        after = retry_after(wait)
+        raise HTTPException(
+            429,
+            f"too many failed authentications from this address: retry in {after} s",
+            headers={"Retry-After": after},
+        )
+    principal = authenticate(session, token)
+    if principal is None:
+        throttle.failed(client, key, now)
+        raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
+    return principal
+
+
 def _principal(request: Request, session: Session, settings: Settings) -> Principal | None:
     token = _bearer(request)
     if token is not None:
-        principal = authenticate(session, token)
-        if principal is None:
-            raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
-        return principal
+        return _checked(request, session, token)
     saved = request.session.get(SESSION_KEY) if "session" in request.scope else None
     if saved:
-        principal = principal_for_digest(session, saved)
+        principal = principal_for_session(
+            session, saved, settings.session_idle_seconds, settings.session_max_seconds
+        )
         if principal is not None:
             return principal
     if settings.open_access:
@@ -79,9 +105,7 @@ def require_writer(request: Request, session: SessionDep) -> Principal:
         raise HTTPException(
             401, "send 'Authorization: Bearer <token>'", headers={"WWW-Authenticate": "Bearer"}
         )
-    principal = authenticate(session, token)
-    if principal is None:
-        raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
+    principal = _checked(request, session, token)
     if not principal.can_write:
         raise HTTPException(403, "this token is read-only; agents need a project or ingest-only token")
     return principal
@@ -107,10 +131,7 @@ ViewerDep = Annotated[Principal, Depends(require_viewer)]
 
 
 def visible_job(session: Session, principal: Principal, job_id: int) -> Job:
-    job = session.get(Job, job_id)
-    if job is None or (principal.project_id is not None and job.project_id != principal.project_id):
-        raise HTTPException(404, f"no job {job_id} in this project")
-    return job
+    return visible(principal, session.get(Job, job_id), "job", job_id)
 
 
 # Ids are 64-bit in the database: a larger number is a clear 422, not a driver overflow (500).

@@ -1,29 +1,27 @@
 """The FastAPI application. ``create_app(settings)`` builds everything; importing builds nothing.
 
-Run it with `tpuwatch server`, or ``uvicorn --factory app.main:create_app``.
+Run it with `tpuwatch server`, or ``uvicorn --factory tpuwatch.server.main:create_app``.
 """
 
 from __future__ import annotations
 
+import logging
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
+from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
-from app.db import make_engine, make_sessionmaker
-from app.deps import LoginRequired
-from app.settings import REPO_ROOT, Settings
-from app.web import make_templates
+from tpuwatch.server.api import include_routers
+from tpuwatch.server.db import make_engine, make_sessionmaker
+from tpuwatch.server.deps import LoginRequired
+from tpuwatch.server.errors import install as install_errors
+from tpuwatch.server.resources import resource_dir
+from tpuwatch.server.settings import Settings
+from tpuwatch.server.web import make_templates
 
-
-def plotly_js_path() -> Path:
-    """plotly.js as shipped inside the plotly package: served locally, never from a CDN."""
-    import plotly
-
-    return Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+SESSION_COOKIE = "tpuwatch_session"
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -31,12 +29,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        engine = make_engine(settings.database_url)
+        from tpuwatch.server.ops.integrity import DatabaseHealth, quick_check
+
+        url = settings.database_url
+        app.state.db_health = quick_check(url) if settings.sqlite_quick_check else DatabaseHealth(url)
+        if app.state.db_health.damaged:
+            logging.getLogger("tpuwatch.integrity").error(app.state.db_health.message())
+        engine = make_engine(url)
         app.state.engine = engine
         app.state.sessions = make_sessionmaker(engine)
-        from app.alerts.loop import start_alert_loop
+        from tpuwatch.server.alerts.loop import start_alert_loop
 
-        alerts = start_alert_loop(app) if settings.alerts_enabled else None
+        run_alerts = settings.alerts_enabled and not app.state.db_health.damaged
+        alerts = start_alert_loop(app) if run_alerts else None
         try:
             yield
         finally:
@@ -52,54 +57,32 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.templates = make_templates()
-    from app.security import install as install_security
+    from tpuwatch.server.ops.integrity import install as install_integrity
 
+    install_integrity(app)  # first added, innermost: it answers before any route touches the database
+    from tpuwatch.server.auth.throttle import AuthThrottle
+    from tpuwatch.server.security import install as install_security
+    from tpuwatch.server.security.cookies import SecureCookieMiddleware
+
+    app.state.auth_throttle = AuthThrottle(settings.auth_failures_per_minute, settings.auth_failure_burst)
     install_security(app, settings)  # before the session middleware: it must sit inside it
+    # The cookie carries a random session id (auth/service.py); the server keeps the session.
     app.add_middleware(
         SessionMiddleware,
         secret_key=settings.resolved_secret_key(),
         same_site="strict",
-        session_cookie="tpuwatch_session",
-        https_only=False,
+        session_cookie=SESSION_COOKIE,
+        max_age=int(settings.session_max_seconds),
+        https_only=settings.secure_cookies,
     )
+    app.add_middleware(SecureCookieMiddleware, cookie=SESSION_COOKIE)
+
+    install_errors(app)
 
     @app.exception_handler(LoginRequired)
     async def _to_login(request: Request, exc: LoginRequired):
         return RedirectResponse(f"/login?next={request.url.path}", status_code=303)
 
-    @app.get("/healthz", tags=["ops"])
-    def healthz():
-        return JSONResponse({"status": "ok"})
-
-    @app.get("/static/vendor/plotly.min.js", include_in_schema=False)
-    def plotly_js():
-        return FileResponse(
-            plotly_js_path(), media_type="text/javascript", headers={"Cache-Control": "public, max-age=86400"}
-        )
-
-    from app.auth.routes import router as auth_router
-    from app.ingest.routes import router as ingest_router
-    from app.jobs.routes import api as jobs_api
-    from app.jobs.routes import pages as jobs_pages
-    from app.metrics.routes import router as metrics_router
-    from app.triage.routes import api as triage_api
-    from app.triage.routes import pages as triage_pages
-
-    for router in (ingest_router, jobs_api, auth_router, jobs_pages, triage_api, triage_pages):
-        app.include_router(router)
-    app.include_router(metrics_router)
-    from app.jobs.metrics_routes import router as job_metrics_router
-
-    app.include_router(job_metrics_router)
-    from app.postmortem.routes import api as postmortem_api
-    from app.postmortem.routes import pages as postmortem_pages
-
-    app.include_router(postmortem_api)
-    app.include_router(postmortem_pages)
-    from app.alerts.routes import api as alerts_api
-    from app.alerts.routes import pages as alerts_pages
-
-    app.include_router(alerts_api)
-    app.include_router(alerts_pages)
-    app.mount("/static", StaticFiles(directory=str(REPO_ROOT / "static")), name="static")
+    include_routers(app)
+    app.mount("/static", StaticFiles(directory=str(resource_dir("static"))), name="static")
     return app

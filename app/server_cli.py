@@ -43,13 +43,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _settings(args):
-    from app.settings import Settings
+    from tpuwatch.server.settings import Settings
 
     return Settings(db=args.db) if getattr(args, "db", None) else Settings()
 
 
 def _upgrade(args: argparse.Namespace) -> int:
-    from app.db import upgrade
+    from tpuwatch.server.db import upgrade
 
     settings = _settings(args)
     upgrade(settings.database_url)
@@ -58,8 +58,8 @@ def _upgrade(args: argparse.Namespace) -> int:
 
 
 def _prune(args: argparse.Namespace) -> int:
-    from app.db import make_engine, make_sessionmaker, transaction, upgrade
-    from app.jobs.rollups import prune_raw_steps
+    from tpuwatch.server.db import make_engine, make_sessionmaker, transaction, upgrade
+    from tpuwatch.server.series.rollups import prune_raw_steps
 
     if args.raw_older_than < 0:
         print("tpuwatch db prune: --raw-older-than must be zero or more days")
@@ -80,12 +80,20 @@ def _prune(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import sys
+
     import uvicorn
 
-    from app.db import upgrade
+    from tpuwatch.server.db import upgrade
+    from tpuwatch.server.ops.integrity import quick_check
 
     settings = _settings(args)
-    upgrade(settings.database_url)
+    health = quick_check(settings.database_url) if settings.sqlite_quick_check else None
+    if health is not None and health.damaged:
+        # Start anyway, degraded: /healthz and every request say what happened and what to do.
+        print(health.message(), file=sys.stderr, flush=True)
+    else:
+        upgrade(settings.database_url)
     # Worker processes build their own app from the environment: pass the choices on through it.
     os.environ["TPUWATCH_DB"] = settings.database_url
     os.environ["TPUWATCH_SECRET_KEY"] = settings.resolved_secret_key()
@@ -96,7 +104,7 @@ def _serve(args: argparse.Namespace) -> int:
         flush=True,
     )
     uvicorn.run(
-        "app.main:create_app",
+        "tpuwatch.server.main:create_app",
         factory=True,
         host=args.host,
         port=args.port,

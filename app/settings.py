@@ -7,8 +7,6 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-
 
 def default_data_dir() -> Path:
     import platformdirs
@@ -29,7 +27,13 @@ class Settings(BaseSettings):
     max_body_bytes: int = 16 << 20  # compressed or not, what we read off the socket
     max_decoded_bytes: int = 64 << 20  # after gunzip
     max_batch_events: int = 50_000
-    max_event_message_chars: int = 256 * 1024
+    max_event_message_chars: int = Field(256 * 1024, description="an event's message (at most 256 KiB)")
+    ingest_max_age_days: float = Field(
+        365.0, description="a time in a batch may lie this far before the server's clock (late spools)"
+    )
+    ingest_max_ahead_seconds: float = Field(
+        86400.0, description="and this far after it (the sending host's clock runs fast)"
+    )
 
     lost_after_seconds: float = 90.0  # no word from any host for this long: lost
     stall_floor_seconds: float = 120.0
@@ -40,7 +44,18 @@ class Settings(BaseSettings):
     alert_eval_seconds: float = 5.0
     alert_repeat_seconds: float = 4 * 3600.0  # as Alertmanager's default repeat_interval
     long_phase_grace_seconds: float = 1800.0  # a reported phase (checkpoint save) may take this long
+    # Slowdown: the median step interval over the last window above max(ratio x the job's usual
+    # interval, usual + k x its MAD), with at least min_steps steps in the window.
+    slowdown_ratio: float = 1.5
+    slowdown_window_seconds: float = 60.0
+    slowdown_min_steps: int = 8
+    slowdown_mad_k: float = 6.0
     alert_webhook_url: str = Field("", description="server-wide Slack-compatible webhook for every project")
+    alert_webhook_allow: str = Field(
+        "",
+        description="internal webhook receivers the server may post to: host names, addresses or "
+        "networks, comma-separated (webhooks go to public addresses only otherwise)",
+    )
     alert_email_to: str = Field("", description="server-wide alert address(es), comma-separated")
     alert_delivery_timeout: float = 5.0
     smtp_host: str = ""
@@ -49,9 +64,26 @@ class Settings(BaseSettings):
     smtp_starttls: bool = False
     smtp_user: str = ""
     smtp_password: str = ""
+    viewer_max_silence_seconds: int = Field(
+        4 * 3600, description="read-only tokens may acknowledge and silence for at most this long"
+    )
     public_url: str = Field("http://127.0.0.1:8000", description="base of the links in alert messages")
 
     jobs_page_size: int = 200
+    sqlite_quick_check: bool = Field(
+        True,
+        description="check the SQLite file at start (PRAGMA quick_check reads all of it: seconds per GB)",
+    )
+
+    # Page sessions (app/auth): kept on the server; logout and token revocation end them.
+    session_idle_seconds: float = Field(12 * 3600.0, description="a page session unused this long ends")
+    session_max_seconds: float = Field(7 * 86400.0, description="and any session ends this long after login")
+    secure_cookies: bool = Field(
+        False, description="always mark the session cookie Secure (it is anyway when served over TLS)"
+    )
+    # Failed authentication (wrong bearer tokens, failed logins), per client address and process.
+    auth_failures_per_minute: float = Field(10.0, description="failures forgiven per minute; 0 turns it off")
+    auth_failure_burst: int = Field(20, description="failures allowed before a client must wait")
 
     # Per token (or client address), per worker process; 0 turns the limit off.
     rate_limit_per_second: float = 50.0

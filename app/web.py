@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import time
 from typing import Annotated, Literal
 
@@ -10,14 +11,33 @@ from fastapi import Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from pydantic import BaseModel
 
-from app.settings import REPO_ROOT
+from tpuwatch.server.resources import resource_dir
+
+OUT_OF_RANGE = "out of range"
+
+
+def utc(ts: float | None, fmt: str = "%Y-%m-%d %H:%M:%S") -> str | None:
+    """``ts`` as UTC text, or None when no calendar can show it (stored before ingest had bounds).
+
+    >>> utc(0.0), utc(-1e12), utc(float("nan"))
+    ('1970-01-01 00:00:00', None, None)
+    """
+    if ts is None or not math.isfinite(ts):
+        return None
+    try:
+        return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime(fmt)
+    except (ValueError, OverflowError, OSError):
+        return None
 
 
 def _ago(ts: float | None) -> str:
     if ts is None:
         return "never"
+    if not math.isfinite(ts):
+        return OUT_OF_RANGE
     s = max(0, int(time.time() - ts))
     if s < 60:
         return f"{s}s ago"
@@ -29,17 +49,36 @@ def _ago(ts: float | None) -> str:
 
 
 def _when(ts: float | None) -> str:
+    """Filters never raise on stored data: a page must not fail for everyone over one value."""
     if ts is None:
         return "-"
-    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    text = utc(ts)
+    return f"{text} UTC" if text else f"{OUT_OF_RANGE} ({ts:.6g})"
 
 
 def _secs(v: float | None) -> str:
     if v is None:
         return "-"
+    if not math.isfinite(v):
+        return OUT_OF_RANGE
     if v < 1:
         return f"{v * 1000:.1f} ms"
     return f"{v:.2f} s"
+
+
+def _bidi(value) -> Markup:
+    """User text (a job, project or host name, a log line) in ``<bdi>``: whatever direction it takes,
+    a right-to-left override in it cannot flip the page's own labels around it.
+
+    >>> str(_bidi("\u202eevil<b>"))
+    '<bdi>\u202eevil&lt;b&gt;</bdi>'
+    """
+    return Markup("<bdi>%s</bdi>") % ("" if value is None else value)
+
+
+def _bidi_text(value) -> str:
+    """The same for places that hold text only (``<title>``): first-strong isolate ... pop."""
+    return "\u2068" + ("" if value is None else str(value)) + "\u2069"
 
 
 # Every page answers ``?format=json`` with the data it renders: its JSON twin.
@@ -52,14 +91,14 @@ def json_twin(data: BaseModel | dict) -> JSONResponse:
 
 
 def make_templates() -> Jinja2Templates:
-    templates = Jinja2Templates(directory=str(REPO_ROOT / "templates"))
-    templates.env.filters.update(ago=_ago, when=_when, secs=_secs)
+    templates = Jinja2Templates(directory=str(resource_dir("templates")))
+    templates.env.filters.update(ago=_ago, when=_when, secs=_secs, bidi=_bidi, bidi_text=_bidi_text)
     return templates
 
 
 def render(request: Request, name: str, context: dict, *, principal=None, status_code: int = 200):
     templates: Jinja2Templates = request.app.state.templates
-    from app.security.csrf import csrf_token
+    from tpuwatch.server.security.csrf import csrf_token
 
     ctx = {
         "principal": principal,

@@ -36,7 +36,7 @@ class _Null:
 
 
 def bench_step(n: int) -> None:
-    from agent.monitor import Monitor
+    from tpuwatch.monitor import Monitor
 
     with tempfile.TemporaryDirectory() as tmp:
         mon = Monitor("bench", spool_dir=tmp, send=False, max_queue=n + 10)
@@ -73,8 +73,8 @@ def bench_keras(steps: int, spe: int, block: int) -> None:
     import numpy as np
     import tensorflow as tf
 
-    from agent.keras import TPUWatchCallback
-    from agent.monitor import Monitor
+    from tpuwatch.keras import TPUWatchCallback
+    from tpuwatch.monitor import Monitor
 
     tf.keras.utils.set_random_seed(0)
     batch = 64

@@ -30,10 +30,10 @@ CHROMIUM = "/usr/bin/chromium"
 def fill(db_url: str, steps: int, hosts: int, jobs: int) -> tuple[str, int, float]:
     """Store the long run and ``jobs - 1`` short ones through the ingest service; returns the token,
     the long job's id and its ingest rate (steps/s, rollups included)."""
-    from app.db import make_engine, make_sessionmaker, transaction
-    from app.ingest.schemas import Batch, RunInfo
-    from app.ingest.service import ingest
-    from app.tokens.service import authenticate, create_token
+    from tpuwatch.server.db import make_engine, make_sessionmaker, transaction
+    from tpuwatch.server.ingest.schemas import Batch, RunInfo
+    from tpuwatch.server.ingest.service import ingest
+    from tpuwatch.server.tokens.service import authenticate, create_token
 
     engine = make_engine(db_url)
     sessions = make_sessionmaker(engine)
@@ -131,7 +131,7 @@ def main() -> int:
     ap.add_argument("--requests", type=int, default=60)
     args = ap.parse_args()
 
-    from app.db import upgrade
+    from tpuwatch.server.db import upgrade
 
     with tempfile.TemporaryDirectory(prefix="tpuwatch-bench-") as d:
         db_url = f"sqlite:///{d}/bench.db"
@@ -169,6 +169,14 @@ def main() -> int:
             print(f"overview_render_p95_ms={p95:.1f}")
             p50, p95, _ = latencies([f"{base}/jobs/{job_id}"] * 10, token)
             print(f"job_page_html_p50_ms={p50:.1f}")
+            # Goodput of the long run: one host's rollups (about 4,000 buckets), its events, its
+            # first and last 2,000 raw steps.
+            p50, p95, body = latencies([f"{base}/api/v1/jobs/{job_id}/goodput"] * args.requests, token)
+            print(f"goodput_api_steps={json.loads(body)['steps']}")
+            print(f"goodput_api_p50_ms={p50:.1f}")
+            print(f"goodput_api_p95_ms={p95:.1f}")
+            p50, p95, _ = latencies([f"{base}/api/v1/runs/{job_id}/goodput"] * args.requests, token)
+            print(f"goodput_run_api_p95_ms={p95:.1f}")
             value = lcp(base, token, job_id)
             if value is not None:
                 print(f"job_page_lcp_ms={value:.0f}")

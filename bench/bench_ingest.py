@@ -24,10 +24,10 @@ from bench.common import fresh_postgres, make_token, server_process  # noqa: E40
 
 def step_cost(n: int = 2_000_000) -> float:
     """µs per `with mon.step():` on the training thread, with the writer thread running."""
-    import agent
+    import tpuwatch
 
     with tempfile.TemporaryDirectory() as d:
-        mon = agent.Monitor("bench", spool_dir=d, send=False, max_queue=n + 10)
+        mon = tpuwatch.Monitor("bench", spool_dir=d, send=False, max_queue=n + 10)
         loop = range(n)
         t0 = time.perf_counter()
         for _ in loop:
@@ -46,7 +46,7 @@ def step_cost(n: int = 2_000_000) -> float:
 
 def raw_insert_rate(db_url: str, n: int, copy: bool = False) -> float:
     """Rows/s of a plain DBAPI executemany (or COPY) of step rows into the same migrated steps table."""
-    from app.db import make_engine
+    from tpuwatch.server.db import make_engine
 
     engine = make_engine(db_url)
     # Ids come from the database: the table may already hold the agent run's job.
@@ -90,10 +90,10 @@ def raw_insert_rate(db_url: str, n: int, copy: bool = False) -> float:
 
 def agent_to_server_rate(url: str, token: str, n: int) -> tuple[float, float]:  # rate, record time
     """Steps/s from the first `step()` until the server has stored all of them."""
-    import agent
+    import tpuwatch
 
     with tempfile.TemporaryDirectory() as d:
-        mon = agent.Monitor("bench-ingest", server=url, token=token, spool_dir=d, max_queue=n + 10)
+        mon = tpuwatch.Monitor("bench-ingest", server=url, token=token, spool_dir=d, max_queue=n + 10)
         done = threading.Event()
         t0 = time.perf_counter()
         for _ in range(n):
@@ -115,7 +115,7 @@ def agent_to_server_rate(url: str, token: str, n: int) -> tuple[float, float]:  
 
 
 def run_db(label: str, db_url: str, n: int) -> None:
-    from app.db import upgrade
+    from tpuwatch.server.db import upgrade
 
     upgrade(db_url)
     raw = raw_insert_rate(db_url, n)

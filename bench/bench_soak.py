@@ -57,7 +57,7 @@ class Agent(threading.Thread):
 
     def __init__(self, url: str, token: str, index: int, per_batch: int, interval: float, until: float):
         super().__init__(daemon=True)
-        from agent.transport import HttpTransport
+        from tpuwatch.transport import HttpTransport
 
         self.transport = HttpTransport(url, token, timeout=30)
         self.index, self.per_batch, self.interval, self.until = index, per_batch, interval, until
@@ -157,7 +157,7 @@ def main() -> int:
             elapsed = time.monotonic() - t_start
             from sqlalchemy import text
 
-            from app.db import make_engine
+            from tpuwatch.server.db import make_engine
 
             engine = make_engine(db)
             with engine.connect() as c:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.triage.engine import Classifier, classify_text  # noqa: E402
+from tpuwatch.server.triage.engine import Classifier, classify_text  # noqa: E402
 
 CORPUS = Path("/work/shared/corpus/errors-dev.jsonl")
 
@@ -70,19 +70,21 @@ def make_log(target_bytes: int, seed: int = 7) -> str:
     return "".join(parts)
 
 
-def throughput(mb: int) -> float:
+def throughput(mb: int) -> tuple[float, float]:
+    """(wall-clock MB/s, MB/s per second of this process's CPU time), best of two runs. The second
+    is what one core does, whatever else the machine is running."""
     text = make_log(mb * 1_000_000)
-    best = 0.0
+    wall = cpu = 0.0
     for _ in range(2):
         classifier = Classifier()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         # The streaming path, as the CLI uses it: blocks of 1 MiB with cut lines carried over.
         for i in range(0, len(text), 1 << 20):
             classifier.feed_text(text[i : i + (1 << 20)])
         classifier.cards()
-        elapsed = time.perf_counter() - start
-        best = max(best, len(text) / elapsed / 1e6)
-    return best
+        wall = max(wall, len(text) / (time.perf_counter() - start) / 1e6)
+        cpu = max(cpu, len(text) / (time.process_time() - start_cpu) / 1e6)
+    return wall, cpu
 
 
 def accuracy(path: Path) -> None:
@@ -109,7 +111,9 @@ def main() -> int:
     parser.add_argument("--mb", type=int, default=100, help="size of the generated log")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     args = parser.parse_args()
-    print(f"triage_throughput_mb_s={throughput(args.mb):.1f}")
+    wall, cpu = throughput(args.mb)
+    print(f"triage_throughput_mb_s={wall:.1f}")
+    print(f"triage_throughput_cpu_mb_s={cpu:.1f}")
     if args.corpus.exists():
         accuracy(args.corpus)
     return 0

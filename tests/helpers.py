@@ -40,7 +40,7 @@ def wait_for_job(client: httpx.Client, name: str, status: str | None = None, tim
 
 def primary_category(text: str) -> str:
     """The category of the primary card the classifier gives ``text``; "unknown" without one."""
-    from app.triage.engine import classify_text
+    from tpuwatch.server.triage.engine import classify_text
 
     cards = classify_text(text)
     return cards[0].category if cards else "unknown"

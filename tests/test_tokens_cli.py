@@ -9,7 +9,7 @@ def test_token_create_prints_the_token_last_and_it_works_at_once(live_server, se
         [
             sys.executable,
             "-m",
-            "app.cli",
+            "tpuwatch.cli",
             "token",
             "create",
             "--project",
@@ -32,8 +32,8 @@ def test_token_create_prints_the_token_last_and_it_works_at_once(live_server, se
 def test_tokens_are_stored_hashed(sessions):
     from sqlalchemy import select
 
-    from app.models import ApiToken
     from tests.conftest import make_token
+    from tpuwatch.server.models import ApiToken
 
     token = make_token(sessions)
     with sessions() as s:

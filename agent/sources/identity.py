@@ -18,7 +18,7 @@ import time
 import urllib.error
 import urllib.request
 
-from agent import log
+from tpuwatch import log
 
 DEFAULT_HOST = "metadata.google.internal"
 HOSTNAME_RE = re.compile(r"^t1v-n-([0-9a-f]+)-w-(\d+)$")

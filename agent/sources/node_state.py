@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 
-from agent import log
+from tpuwatch import log, wire
 
 # Node.State names that mean the VM is, or is about to be, gone, and what to call it.
 BAD_STATES = {
@@ -129,7 +129,7 @@ class NodeStateSource:
             msg = f"TPU node {data['state']}, health {data['health']}"
             if data["symptoms"]:
                 msg += ", symptoms " + ", ".join(s["type"] for s in data["symptoms"])
-            self.monitor.event("node_state", msg, node=self.node, **data)
+            self.monitor.event(wire.Kind.NODE_STATE, msg, node=self.node, **data)
         return data
 
     def _run(self) -> None:

@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent import config, log
+from tpuwatch import config, log, wire
 
 
 @dataclass
@@ -41,7 +41,7 @@ class Running:
 
 def identify(options: SourceOptions) -> dict:
     """This worker's identity (metadata server, hostname, env, flags); never raises."""
-    from agent.sources import identity
+    from tpuwatch.sources import identity
 
     result: dict = {}
 
@@ -87,11 +87,11 @@ def start_sources(mon, options: SourceOptions, ident: dict) -> Running:
     running = Running()
     try:
         if options.tpu_metrics:
-            from agent.sources.tpu_metrics import TpuMetricsSource
+            from tpuwatch.sources.tpu_metrics import TpuMetricsSource
 
             address = f"{options.metrics_host}:{options.metrics_port}"
             running.threads.append(TpuMetricsSource(mon, address, every=options.metrics_every).start())
-        from agent.sources.node_state import NodeStateSource, node_path
+        from tpuwatch.sources.node_state import NodeStateSource, node_path
 
         node = node_path(ident, options.tpu_node)
         if node and options.node_poll > 0:
@@ -104,7 +104,7 @@ def start_sources(mon, options: SourceOptions, ident: dict) -> Running:
                 "tpu node state: --tpu-api-endpoint given but the node is unknown "
                 "(need project, zone and TPU name from the metadata server or TPUWATCH_TPU_NODE)",
             )
-        from agent.sources.stall import StallWatcher
+        from tpuwatch.sources.stall import StallWatcher
 
         running.threads.append(
             StallWatcher(mon, mon.spool_dir, floor=options.stall_floor, factor=options.stall_factor).start()
@@ -123,7 +123,7 @@ def finish(mon, running: Running, options: SourceOptions, logfile: Path) -> None
             pass
     if not options.archive:
         return
-    from agent.sources.archive import upload_log
+    from tpuwatch.sources.archive import upload_log
 
     done: dict = {}
 
@@ -139,11 +139,11 @@ def finish(mon, running: Running, options: SourceOptions, logfile: Path) -> None
     t.start()
     t.join(150)
     if "url" in done:
-        mon.event("archive", done["url"], url=done["url"], bytes=_size(logfile))
+        mon.event(wire.Kind.ARCHIVE, done["url"], url=done["url"], bytes=_size(logfile))
     else:
         why = done.get("error", "timed out")
         log.warn(f"archive: could not upload {logfile} to {options.archive} ({why}); it stays in the spool")
-        mon.event("archive", "", url=None, error=why, local=str(logfile))
+        mon.event(wire.Kind.ARCHIVE, "", url=None, error=why, local=str(logfile))
 
 
 def _size(path: Path) -> int | None:

@@ -18,7 +18,7 @@ import threading
 import time
 from pathlib import Path
 
-from agent import log
+from tpuwatch import log, wire
 
 MAX_STACKS = 64 << 10
 
@@ -87,7 +87,7 @@ class StallWatcher:
         pid = int(progress.get("pid") or 0)
         text, method = self.capture(progress)
         self.monitor.event(
-            "stacks",
+            wire.Kind.STACKS,
             text,
             pid=pid,
             method=method,

@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 import threading
 
-from agent import log
+from tpuwatch import log, wire
 
 # libtpu metric name -> (tpuwatch metric name, which gauge field holds the value)
 METRICS = {
-    "tpu.runtime.hbm.memory.usage.bytes": "tpu.hbm.used_bytes",
-    "tpu.runtime.hbm.memory.total.bytes": "tpu.hbm.total_bytes",
-    "tpu.runtime.tensorcore.dutycycle.percent": "tpu.duty_cycle_pct",
+    "tpu.runtime.hbm.memory.usage.bytes": wire.MetricName.HBM_USED,
+    "tpu.runtime.hbm.memory.total.bytes": wire.MetricName.HBM_TOTAL,
+    "tpu.runtime.tensorcore.dutycycle.percent": wire.MetricName.DUTY_CYCLE,
 }
 MAX_CHIPS = 256
 

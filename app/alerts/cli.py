@@ -42,8 +42,8 @@ def _db(p: argparse.ArgumentParser) -> None:
 
 
 def _sessions(args):
-    from app.db import make_engine, make_sessionmaker, upgrade
-    from app.settings import Settings
+    from tpuwatch.server.db import make_engine, make_sessionmaker, upgrade
+    from tpuwatch.server.settings import Settings
 
     settings = Settings(db=args.db) if args.db else Settings()
     upgrade(settings.database_url)
@@ -52,15 +52,18 @@ def _sessions(args):
 
 
 def _add(args: argparse.Namespace) -> int:
-    from app.alerts.service import add_channel
-    from app.db import transaction
-    from app.tokens.service import get_or_create_project
+    from tpuwatch.server.alerts.egress import EgressPolicy
+    from tpuwatch.server.alerts.service import add_channel
+    from tpuwatch.server.db import transaction
+    from tpuwatch.server.settings import Settings
+    from tpuwatch.server.tokens.service import get_or_create_project
 
     kind, target = ("webhook", args.webhook) if args.webhook else ("email", args.email)
     engine, factory = _sessions(args)
     try:
         with transaction(factory) as s:
-            channel = add_channel(s, get_or_create_project(s, args.project), kind, target)
+            policy = EgressPolicy.from_settings(Settings())
+            channel = add_channel(s, get_or_create_project(s, args.project), kind, target, policy)
             channel_id = channel.id
     except ValueError as exc:
         print(f"tpuwatch alerts: {exc}")
@@ -72,8 +75,8 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from app.alerts.service import list_channels
-    from app.db import transaction
+    from tpuwatch.server.alerts.service import list_channels
+    from tpuwatch.server.db import transaction
 
     engine, factory = _sessions(args)
     try:
@@ -89,8 +92,8 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    from app.alerts.service import remove_channel
-    from app.db import transaction
+    from tpuwatch.server.alerts.service import remove_channel
+    from tpuwatch.server.db import transaction
 
     engine, factory = _sessions(args)
     try:

@@ -13,22 +13,23 @@ import logging
 import random
 import smtplib
 import time
-import urllib.error
-import urllib.request
 from email.message import EmailMessage
+from urllib.parse import urljoin, urlsplit
 
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.alerts.models import AlertDelivery
-from app.db import transaction
-from app.settings import Settings
+from tpuwatch.server.alerts.egress import EgressPolicy, EgressRefused, post
+from tpuwatch.server.db import transaction
+from tpuwatch.server.models import AlertDelivery
+from tpuwatch.server.settings import Settings
 
 log = logging.getLogger("tpuwatch.alerts")
 
 LEASE_S = 120.0
 MAX_ATTEMPTS = 8
 BATCH = 50
+MAX_REDIRECTS = 3
 
 
 class DeliveryError(Exception):
@@ -39,22 +40,34 @@ class DeliveryError(Exception):
         self.retry = retry
 
 
-def send_webhook(url: str, body: dict, timeout: float) -> None:
-    """POST ``body`` as JSON. 2xx is success; 4xx other than 408/429 will not improve with retries."""
+def send_webhook(url: str, body: dict, timeout: float, policy: EgressPolicy | None = None) -> None:
+    """POST ``body`` as JSON to an address the egress policy allows. 2xx is success; 4xx other than
+    408/429 will not improve with retries. A 307/308 redirect is followed (the method and body
+    stay) only to where the policy allows too; other redirects are reported, not followed."""
+    policy = policy or EgressPolicy()
     data = json.dumps(body).encode()
-    req = urllib.request.Request(
-        url, data=data, method="POST", headers={"Content-Type": "application/json", "User-Agent": "tpuwatch"}
-    )
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            resp.read(4096)
-    except urllib.error.HTTPError as exc:
-        exc.close()  # it holds the response's socket
-        retry = exc.code >= 500 or exc.code in (408, 429)
-        raise DeliveryError(f"webhook answered HTTP {exc.code}", retry=retry) from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise DeliveryError(f"webhook unreachable: {reason}") from None
+    headers = {"Content-Type": "application/json", "User-Agent": "tpuwatch"}
+    for _ in range(MAX_REDIRECTS + 1):
+        try:
+            status, location = post(policy.vet(url), data, headers, timeout)
+        except EgressRefused as exc:
+            raise DeliveryError(f"webhook {exc}", retry=False) from None
+        except OSError as exc:
+            raise DeliveryError(f"webhook unreachable: {exc}") from None
+        if 200 <= status < 300:
+            return
+        if status in (307, 308) and location:
+            url = urljoin(url, location)
+            continue
+        if 300 <= status < 400:
+            where = urlsplit(urljoin(url, location or "")).hostname or "?"
+            raise DeliveryError(
+                f"webhook answered HTTP {status} (a redirect to {where}): not followed, a POST would turn "
+                "into a GET; configure the final URL",
+                retry=False,
+            )
+        raise DeliveryError(f"webhook answered HTTP {status}", retry=status >= 500 or status in (408, 429))
+    raise DeliveryError(f"webhook redirected more than {MAX_REDIRECTS} times", retry=False)
 
 
 def send_email(settings: Settings, to: str, subject: str, text: str, timeout: float) -> None:
@@ -110,6 +123,7 @@ def deliver_due(
     """Send the deliveries that are due; returns how many were sent. Stops starting new sends once
     ``budget_s`` is spent, so a slow receiver delays the next evaluation by little."""
     start = time.monotonic()
+    policy = EgressPolicy.from_settings(settings)
     with transaction(factory) as s:
         now = time.time()
         ids = s.scalars(
@@ -128,7 +142,7 @@ def deliver_due(
         error: DeliveryError | None = None
         try:
             if channel == "webhook":
-                send_webhook(target, body, settings.alert_delivery_timeout)
+                send_webhook(target, body, settings.alert_delivery_timeout, policy)
             else:
                 send_email(settings, target, subject, body.get("text", ""), settings.alert_delivery_timeout)
         except DeliveryError as exc:

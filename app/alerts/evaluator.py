@@ -16,19 +16,31 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from app.alerts import messages
-from app.alerts.models import Alert, AlertChannel, AlertDelivery, AlertLog
-from app.alerts.rules import JobFacts, Verdict, judge, needs_stall_facts
-from app.db import insert_ignore
-from app.models import Event, Job, JobHost, Metric, Project, Step
-from app.settings import Settings
+from tpuwatch.server.alerts import messages
+from tpuwatch.server.alerts.rules import JobFacts, Verdict, judge, needs_stall_facts
+from tpuwatch.server.alerts.speed import SpeedTracker
+from tpuwatch.server.db import insert_ignore
+from tpuwatch.server.models import (
+    Alert,
+    AlertChannel,
+    AlertDelivery,
+    AlertLog,
+    Event,
+    Job,
+    JobHost,
+    Metric,
+    Project,
+    Step,
+)
+from tpuwatch.server.settings import Settings
+from tpuwatch.wire import Kind, MetricName
 
 ACTIVE_HORIZON_S = 24 * 3600.0  # a job silent longer than this before we first saw it is history
 FAILED_LOOKBACK_S = 3600.0  # failures older than this when first seen raise nothing
 EVIDENCE_WINDOW_S = 180.0
-EVENT_KINDS = ("node_state", "phase", "checkpoint", "hang_hint")
+EVENT_KINDS = (Kind.NODE_STATE, Kind.PHASE, Kind.CHECKPOINT, Kind.HANG_HINT)
 EVENT_ID_MARGIN = 1000  # rows committed late with lower ids (PostgreSQL sequences) are still read
-DUTY_CYCLE = "tpu.duty_cycle_pct"
+DUTY_CYCLE = MetricName.DUTY_CYCLE
 MAX_MARKS = 10_000
 
 
@@ -51,6 +63,7 @@ class Evaluator:
         self._watermark = 0
         self._marks: dict[int, _Marks] = {}
         self._gaps: dict[int, tuple[int | None, list[float]]] = {}
+        self._speed = SpeedTracker(settings)
 
     # -- facts --------------------------------------------------------------------------------
 
@@ -64,7 +77,7 @@ class Evaluator:
             self._watermark = max(self._watermark, eid)
             m = self._marks.setdefault(job_id, _Marks())
             data = data if isinstance(data, dict) else {}
-            if kind == "node_state":
+            if kind == Kind.NODE_STATE:
                 if m.node is None or (ts, eid) > m.node[:2]:
                     m.node = (
                         ts,
@@ -73,12 +86,14 @@ class Evaluator:
                         str(data.get("health") or ""),
                         str(data.get("likely_cause") or "")[:300],
                     )
-            elif kind == "hang_hint":
+            elif kind == Kind.HANG_HINT:
                 hangs = m.hangs or []
                 if all(h[0] != ts for h in hangs):
                     m.hangs = sorted([*hangs, (ts, message[:500])])[-5:]
             else:
-                name = str(data.get("name") or ("checkpoint" if kind == "checkpoint" else "phase"))[:64]
+                name = str(data.get("name") or (Kind.CHECKPOINT if kind == Kind.CHECKPOINT else Kind.PHASE))[
+                    :64
+                ]
                 state = str(data.get("state") or "end")
                 if state == "begin":
                     if m.phase is None or (ts, eid) > m.phase[:2]:
@@ -136,6 +151,12 @@ class Evaluator:
                 .order_by(Metric.value.desc())
                 .limit(1)
             )
+        elif f.status == "running" and not f.phase_open():
+            last = (
+                [(m.phase[0], m.phase_end)] if m.phase and m.phase_end and m.phase_end >= m.phase[0] else []
+            )
+            f.speed = self._speed.facts(session, job, last, now)
+            f.floors = self._speed.floors(session, job, now)
         return f
 
     def _step_gaps(self, session: Session, job: Job) -> list[float]:
@@ -161,7 +182,7 @@ class Evaluator:
     def _error_title(self, session: Session, job_id: int) -> str | None:
         rows = session.execute(
             select(Event.message, Event.data)
-            .where(Event.job_id == job_id, Event.kind == "error")
+            .where(Event.job_id == job_id, Event.kind == Kind.ERROR)
             .order_by(Event.ts.desc(), Event.id.desc())
             .limit(20)
         ).all()
@@ -189,6 +210,7 @@ class Evaluator:
         candidates = self._candidates(session, now)
         live = {job.id for job, _ in candidates}
         self._gaps = {k: v for k, v in self._gaps.items() if k in live}
+        self._speed.forget(live)
         if len(self._marks) > MAX_MARKS:  # jobs long finished: their marks can go
             self._marks = {k: v for k, v in self._marks.items() if k in live}
         for job, project in candidates:
@@ -196,10 +218,12 @@ class Evaluator:
             alert = open_alerts.get(job.id)
             if f.status == "failed" and (alert is None or alert.condition != "failed"):
                 f.error_title = self._error_title(session, job.id)
+            self._speed.refresh_bar(session, job, now)
             verdict = judge(f, now, self.settings)
             action = self._apply(session, job, f, verdict, alert, now)
             if action:
                 done.append(action)
+        self._speed.refresh_ended(session, now)
         return done
 
     def _apply(self, session, job: Job, f: JobFacts, verdict: Verdict | None, alert: Alert | None, now):

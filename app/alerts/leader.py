@@ -86,6 +86,13 @@ class Leadership:
         return True
 
     def _drop(self) -> None:
+        if self.held and self._conn is not None:
+            try:
+                # Unlock before closing: the server ends a closed session's backend (and frees its
+                # locks) a moment later, and a replica asking in that moment would be refused.
+                self._conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": LOCK_KEY})
+            except Exception:
+                pass
         self.held = False
         if self._conn is not None:
             try:

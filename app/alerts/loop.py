@@ -16,11 +16,11 @@ import uuid
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.alerts.delivery import deliver_due
-from app.alerts.evaluator import Evaluator
-from app.alerts.leader import Leadership
-from app.db import transaction
-from app.settings import Settings
+from tpuwatch.server.alerts.delivery import deliver_due
+from tpuwatch.server.alerts.evaluator import Evaluator
+from tpuwatch.server.alerts.leader import Leadership
+from tpuwatch.server.db import transaction
+from tpuwatch.server.settings import Settings
 
 log = logging.getLogger("tpuwatch.alerts")
 

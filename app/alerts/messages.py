@@ -14,6 +14,9 @@ TITLES = {
     "failed": "failed",
     "preempted": "TPU node preempted",
     "unhealthy": "TPU node unhealthy",
+    "slowdown": "slowed down",
+    "low_goodput": "goodput under the floor",
+    "low_mfu": "MFU under the floor",
 }
 RECOVERY = {
     "stalled": "steps resumed",
@@ -21,6 +24,9 @@ RECOVERY = {
     "failed": "the job is no longer failing",
     "preempted": "the TPU node is back",
     "unhealthy": "the TPU node is healthy again",
+    "slowdown": "the step time is back to usual",
+    "low_goodput": "goodput is back over the floor",
+    "low_mfu": "MFU is back over the floor",
 }
 
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from app.settings import Settings
+from tpuwatch.server.alerts import slowdown
+from tpuwatch.server.alerts.slowdown import FloorFacts, SpeedFacts
+from tpuwatch.server.settings import Settings
 
-CONDITIONS = ("failed", "preempted", "lost", "unhealthy", "stalled")
+CONDITIONS = ("failed", "preempted", "lost", "unhealthy", "stalled", "slowdown", "low_goodput", "low_mfu")
 # A step interval this many MADs above the median, or this many medians, is no longer noise.
 K_MAD = 20.0
 M_MEDIAN = 10.0
@@ -50,6 +52,11 @@ class JobFacts:
     hang_lines: list[str] = field(default_factory=list)  # hang hints after the last step
     duty_cycle_max: float | None = None  # the device's busiest recent sample, percent
     error_title: str | None = None
+    speed: SpeedFacts | None = None  # recent step intervals and the job's usual one (slowdown)
+    floors: FloorFacts | None = None  # goodput / MFU against the project's floors
+
+    def phase_open(self) -> bool:
+        return self.phase_began_at is not None and (self.phase_ended_at or 0) < self.phase_began_at
 
 
 @dataclass
@@ -113,7 +120,11 @@ def judge(f: JobFacts, now: float, settings: Settings) -> Verdict | None:
         what = f"health {health}" if health not in HEALTHY else f"state {state}"
         cause = f" ({f.node_cause})" if f.node_cause else ""
         return Verdict("unhealthy", f"TPU node {what}{cause}", {"node_state": state, "node_health": health})
-    return _stall(f, now, settings)
+    stalled = _stall(f, now, settings)
+    if stalled is not None or f.phase_open():
+        return stalled
+    found = slowdown.judge_slowdown(f.speed, now, settings) or slowdown.judge_floors(f.floors)
+    return Verdict(*found) if found else None
 
 
 def _stall(f: JobFacts, now: float, settings: Settings) -> Verdict | None:

@@ -6,58 +6,26 @@ import re
 import time
 from urllib.parse import urlsplit
 
-from fastapi import HTTPException
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from app.alerts.models import Alert, AlertChannel, AlertDelivery, AlertLog
-from app.alerts.schemas import (
+from tpuwatch.server.alerts.egress import EgressPolicy, EgressRefused
+from tpuwatch.server.alerts.output import alert_out, channel_out, delivery_out
+from tpuwatch.server.alerts.schemas import (
+    MAX_SILENCE_S,
     AlertDetail,
     AlertList,
     AlertLogOut,
     AlertOut,
     ChannelList,
-    ChannelOut,
-    DeliveryOut,
 )
-from app.models import Job, Project
-from app.tokens.service import Principal, get_or_create_project
+from tpuwatch.server.auth.principal import Principal, readable, visible
+from tpuwatch.server.errors import Conflict, Forbidden, Invalid
+from tpuwatch.server.models import Alert, AlertChannel, AlertDelivery, AlertLog, Job, Project
+from tpuwatch.server.tokens.service import get_or_create_project
 
 STATES = ("open", "acknowledged", "silenced", "resolved")
 EMAIL = re.compile(r"^[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+$")
-
-
-def alert_state(alert: Alert, now: float) -> str:
-    """open | acknowledged | silenced | resolved, as the page groups them."""
-    if alert.state == "resolved":
-        return "resolved"
-    if alert.silenced_until is not None and alert.silenced_until > now:
-        return "silenced"
-    if alert.acked_at is not None:
-        return "acknowledged"
-    return "open"
-
-
-def _out(alert: Alert, job: str, project: str, now: float) -> dict:
-    return dict(
-        id=alert.id,
-        job_id=alert.job_id,
-        job=job,
-        project=project,
-        condition=alert.condition,
-        state=alert_state(alert, now),
-        summary=alert.summary,
-        details=alert.details or {},
-        started_at=alert.started_at,
-        updated_at=alert.updated_at,
-        resolved_at=alert.resolved_at,
-        acked_at=alert.acked_at,
-        acked_by=alert.acked_by,
-        silenced_until=alert.silenced_until,
-        notifications=alert.notifications,
-        url=f"/api/v1/alerts/{alert.id}",
-        job_url=f"/jobs/{alert.job_id}",
-    )
 
 
 def list_alerts(
@@ -70,15 +38,15 @@ def list_alerts(
         .join(Project, Project.id == Alert.project_id)
         .order_by(Alert.open_key.is_(None), Alert.started_at.desc(), Alert.id.desc())
     )
-    if principal.project_id is not None:
-        q = q.where(Alert.project_id == principal.project_id)
+    q = readable(q, principal, Alert.project_id)
     if state == "resolved":
         q = q.where(Alert.state == "resolved")
     elif state is not None:
         q = q.where(Alert.state == "firing")
     now = time.time()
     rows = [
-        _out(a, job, proj, now) for a, job, proj in session.execute(q.limit(limit * 4 if state else limit))
+        alert_out(a, job, proj, now)
+        for a, job, proj in session.execute(q.limit(limit * 4 if state else limit))
     ]
     if state:
         rows = [r for r in rows if r["state"] == state][:limit]
@@ -86,13 +54,12 @@ def list_alerts(
 
 
 def visible_alert(session: Session, principal: Principal, alert_id: int) -> Alert:
-    alert = session.get(Alert, alert_id)
-    if alert is None or (principal.project_id is not None and alert.project_id != principal.project_id):
-        raise HTTPException(404, f"no alert {alert_id} in this project")
-    return alert
+    return visible(principal, session.get(Alert, alert_id), "alert", alert_id)
 
 
-def alert_detail(session: Session, alert: Alert) -> AlertDetail:
+def alert_detail(session: Session, alert: Alert, principal: Principal | None) -> AlertDetail:
+    """One alert with its history and deliveries; webhook targets are redacted except for the
+    server's own CLI (``principal`` None)."""
     job, project = session.execute(
         select(Job.name, Project.name)
         .join(Project, Project.id == Job.project_id)
@@ -105,9 +72,9 @@ def alert_detail(session: Session, alert: Alert) -> AlertDetail:
         select(AlertDelivery).where(AlertDelivery.alert_id == alert.id).order_by(AlertDelivery.id)
     ).all()
     return AlertDetail(
-        **_out(alert, job, project, time.time()),
+        **alert_out(alert, job, project, time.time()),
         history=[AlertLogOut.model_validate(h, from_attributes=True) for h in history],
-        deliveries=[DeliveryOut.model_validate(d, from_attributes=True) for d in deliveries],
+        deliveries=[delivery_out(d, principal) for d in deliveries],
     )
 
 
@@ -122,7 +89,7 @@ def _who(principal: Principal) -> str:
 def acknowledge(session: Session, principal: Principal, alert: Alert) -> Alert:
     """Someone is on it: no more repeats (a change of condition or the resolve still notifies)."""
     if alert.state == "resolved":
-        raise HTTPException(409, "this alert is already resolved")
+        raise Conflict("this alert is already resolved")
     now = time.time()
     alert.acked_at, alert.acked_by, alert.updated_at = now, _who(principal)[:100], now
     session.add(AlertLog(alert_id=alert.id, ts=now, action="acked", detail=f"by {_who(principal)}"))
@@ -130,10 +97,24 @@ def acknowledge(session: Session, principal: Principal, alert: Alert) -> Alert:
     return alert
 
 
-def silence(session: Session, principal: Principal, alert: Alert, seconds: int) -> Alert:
+def max_silence(principal: Principal, viewer_max: int) -> int:
+    """The longest silence ``principal`` may set: a viewer (read-only) token silences for at most
+    ``viewer_max`` (an on-call person quieting a page); a project token, up to 30 days."""
+    return MAX_SILENCE_S if principal.sees_every_project or principal.can_manage else viewer_max
+
+
+def silence(
+    session: Session, principal: Principal, alert: Alert, seconds: int, viewer_max: int = MAX_SILENCE_S
+) -> Alert:
     """No notifications for ``seconds``; the alert stays on the page. ``seconds=0`` lifts it."""
     if alert.state == "resolved":
-        raise HTTPException(409, "this alert is already resolved")
+        raise Conflict("this alert is already resolved")
+    allowed = max_silence(principal, viewer_max)
+    if seconds > allowed:
+        raise Forbidden(
+            f"a read-only token may silence for at most {_span(allowed)}; "
+            "longer silences need a project token"
+        )
     now = time.time()
     alert.silenced_until = now + seconds if seconds > 0 else None
     alert.updated_at = now
@@ -143,6 +124,10 @@ def silence(session: Session, principal: Principal, alert: Alert, seconds: int) 
     )
     session.flush()
     return alert
+
+
+def _span(seconds: int) -> str:
+    return f"{seconds // 3600} h" if seconds % 3600 == 0 else f"{seconds} s"
 
 
 # -- channels ---------------------------------------------------------------------------------
@@ -164,49 +149,42 @@ def validate_target(kind: str, target: str) -> str:
 
 
 def _project_for(session: Session, principal: Principal, project: str | None) -> Project:
-    if principal.project_id is not None:
+    if not principal.sees_every_project:
         if project not in (None, "", principal.project):
-            raise HTTPException(403, "a token manages its own project's channels only")
+            raise Forbidden("a token manages its own project's channels only")
         return session.get(Project, principal.project_id)
     if not project:
-        raise HTTPException(422, "say which project the channel is for")
+        raise Invalid("say which project the channel is for")
     return get_or_create_project(session, project)
 
 
 def require_manager(principal: Principal) -> None:
     # Read-only viewers may acknowledge and silence (on-call people), not reroute alerts.
-    if principal.project_id is not None and principal.scope != "full":
-        raise HTTPException(403, "managing channels needs a full project token")
+    if not principal.sees_every_project and not principal.can_manage:
+        raise Forbidden("managing channels needs a full project token")
 
 
 def list_channels(session: Session, principal: Principal | None, project: str | None = None) -> ChannelList:
     q = select(AlertChannel, Project.name).join(Project, Project.id == AlertChannel.project_id)
-    if principal is not None and principal.project_id is not None:
-        q = q.where(AlertChannel.project_id == principal.project_id)
+    if principal is not None:
+        q = readable(q, principal, AlertChannel.project_id)
     if project:
         q = q.where(Project.name == project)
     rows = session.execute(q.order_by(Project.name, AlertChannel.id)).all()
-    return ChannelList(
-        channels=[
-            ChannelOut(
-                id=c.id, project=name, kind=c.kind, target=redact(c.kind, c.target), created_at=c.created_at
-            )
-            for c, name in rows
-        ]
-    )
+    return ChannelList(channels=[channel_out(c, name, principal) for c, name in rows])
 
 
-def redact(kind: str, target: str) -> str:
-    """A webhook URL is a secret (anyone holding it can post): show its host and last characters."""
-    if kind != "webhook":
-        return target
-    parts = urlsplit(target)
-    return f"{parts.scheme}://{parts.netloc}/…{target[-4:]}"
-
-
-def add_channel(session: Session, project: Project, kind: str, target: str) -> AlertChannel:
-    """Add a channel (an existing identical one is returned as is)."""
+def add_channel(
+    session: Session, project: Project, kind: str, target: str, policy: EgressPolicy | None = None
+) -> AlertChannel:
+    """Add a channel (an existing identical one is returned as is). A webhook the egress policy
+    refuses (an internal address) is a ValueError saying why; every send checks again."""
     target = validate_target(kind, target)
+    if kind == "webhook":
+        try:
+            (policy or EgressPolicy()).check_new(target)
+        except EgressRefused as exc:
+            raise ValueError(f"webhook {exc}") from None
     found = session.scalar(
         select(AlertChannel).where(
             AlertChannel.project_id == project.id, AlertChannel.kind == kind, AlertChannel.target == target
@@ -220,26 +198,26 @@ def add_channel(session: Session, project: Project, kind: str, target: str) -> A
     return channel
 
 
-def add_channel_for(session: Session, principal: Principal, kind: str, target: str, project: str | None):
+def add_channel_for(
+    session: Session,
+    principal: Principal,
+    kind: str,
+    target: str,
+    project: str | None,
+    policy: EgressPolicy | None = None,
+):
     require_manager(principal)
     proj = _project_for(session, principal, project)
     try:
-        channel = add_channel(session, proj, kind, target)
+        channel = add_channel(session, proj, kind, target, policy)
     except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
-    return ChannelOut(
-        id=channel.id,
-        project=proj.name,
-        kind=channel.kind,
-        target=channel.target,
-        created_at=channel.created_at,
-    )
+        raise Invalid(str(exc)) from None
+    return channel_out(channel, proj.name, principal, echo=True)
 
 
 def remove_channel(session: Session, principal: Principal | None, channel_id: int) -> bool:
     q = delete(AlertChannel).where(AlertChannel.id == channel_id)
     if principal is not None:
         require_manager(principal)
-        if principal.project_id is not None:
-            q = q.where(AlertChannel.project_id == principal.project_id)
+        q = readable(q, principal, AlertChannel.project_id)
     return bool(session.execute(q.returning(AlertChannel.id)).first())

@@ -20,6 +20,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from app.demo.service import run_demo
+    from tpuwatch.server.demo.service import run_demo
 
     return run_demo(port=args.port, data_dir=args.data_dir, exit_after=args.exit_after)

@@ -28,10 +28,10 @@ JOBS = [
 def run_demo(port: int = 8000, data_dir: str | None = None, exit_after: float | None = None) -> int:
     import uvicorn
 
-    from app.db import make_engine, make_sessionmaker, transaction, upgrade
-    from app.main import create_app
-    from app.settings import Settings
-    from app.tokens.service import create_token
+    from tpuwatch.server.db import make_engine, make_sessionmaker, transaction, upgrade
+    from tpuwatch.server.main import create_app
+    from tpuwatch.server.settings import Settings
+    from tpuwatch.server.tokens.service import create_token
 
     folder = Path(data_dir) if data_dir else Path(tempfile.mkdtemp(prefix="tpuwatch-demo-"))
     settings = Settings(data_dir=folder, db=f"sqlite:///{folder / 'demo.db'}", open_access=True)
@@ -107,7 +107,7 @@ class _DemoJobs:
         cmd = [
             sys.executable,
             "-m",
-            "app.cli",
+            "tpuwatch.cli",
             "agent",
             "run",
             "--server",
@@ -125,7 +125,7 @@ class _DemoJobs:
             "--",
             sys.executable,
             "-m",
-            "app.demo.workloads",
+            "tpuwatch.server.demo.workloads",
             workload,
         ]
         with self._lock:

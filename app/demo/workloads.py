@@ -1,5 +1,5 @@
 """Demo training jobs. They use only the agent, exactly as a user's script would, and are run by
-`tpuwatch demo` under `tpuwatch agent run`. ``python -m app.demo.workloads KIND``."""
+`tpuwatch demo` under `tpuwatch agent run`. ``python -m tpuwatch.server.demo.workloads KIND``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import random
 import sys
 import time
 
-import agent
+import tpuwatch
+from tpuwatch.wire import Kind, MetricName
 
 GIB = 2**30
 
@@ -29,10 +30,10 @@ class _Chips:
         self._next = now + self.every
         for chip in range(self.chips):
             used = min(self.total, (used_gib + 0.04 * chip + random.uniform(0, 0.05)) * GIB)
-            self.mon.metric("tpu.hbm.used_bytes", used, chip=chip)
-            self.mon.metric("tpu.hbm.total_bytes", self.total, chip=chip)
+            self.mon.metric(MetricName.HBM_USED, used, chip=chip)
+            self.mon.metric(MetricName.HBM_TOTAL, self.total, chip=chip)
             self.mon.metric(
-                "tpu.duty_cycle_pct", max(0.0, min(100.0, duty_pct + random.uniform(-3, 3))), chip=chip
+                MetricName.DUTY_CYCLE, max(0.0, min(100.0, duty_pct + random.uniform(-3, 3))), chip=chip
             )
 
 
@@ -55,7 +56,7 @@ def _train(
             time.sleep(t)
         chips.sample(hbm(i), duty)
         if i % 200 == 199:
-            mon.event("checkpoint", f"saved checkpoint at step {i + 1}", step=i + 1)
+            mon.event(Kind.CHECKPOINT, f"saved checkpoint at step {i + 1}", step=i + 1)
             print(f"step {i + 1}: loss {2.0 * math.exp(-i / 500):.4f}", flush=True)
 
 
@@ -75,7 +76,7 @@ def _demo_alive() -> bool:
 
 
 def healthy(forever: bool = True) -> None:
-    mon = agent.init()
+    mon = tpuwatch.init()
     print("training resnet50 on synthetic data", flush=True)
     first = 1.5  # XLA compiles once: later rounds start at full speed
     while _demo_alive():
@@ -87,14 +88,14 @@ def healthy(forever: bool = True) -> None:
 
 
 def finished() -> None:
-    mon = agent.init()
+    mon = tpuwatch.init()
     _train(mon, 600, 0.01)
     print("training complete", flush=True)
     mon.close()
 
 
 def input_bound() -> None:
-    mon = agent.init()
+    mon = tpuwatch.init()
     _train(mon, 500, 0.01, wait=0.006, hbm=lambda i: 6.5, duty=45.0)
     mon.close()
 
@@ -104,7 +105,7 @@ class ResourceExhaustedError(RuntimeError):
 
 
 def failing() -> None:
-    mon = agent.init()
+    mon = tpuwatch.init()
     # Memory creeps up with each larger batch until the allocator gives up.
     _train(mon, 300, 0.01, hbm=lambda i: 9.0 + 6.2 * i / 300)
     print("increasing batch size to 4096", flush=True)

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+import time
 import zlib
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import ValidationError
 
-from app.deps import SessionDep, SettingsDep, WriterDep
-from app.ingest import service
-from app.ingest.schemas import Batch, BatchAdapter, IngestResult
+from tpuwatch.server.deps import SessionDep, SettingsDep, WriterDep
+from tpuwatch.server.ingest import service
+from tpuwatch.server.ingest.schemas import Batch, BatchAdapter, IngestResult, TimeWindow
 
-router = APIRouter(prefix="/api/v1", tags=["ingest"])
+api = APIRouter(prefix="/api/v1", tags=["ingest"])
 
 _BODY_SCHEMA = {
     "requestBody": {
@@ -54,12 +56,15 @@ async def read_body(request: Request, limit: int, decoded_limit: int) -> bytes:
     return body
 
 
-@router.post("/ingest", response_model=IngestResult, openapi_extra=_BODY_SCHEMA)
+@api.post("/ingest", response_model=IngestResult, openapi_extra=_BODY_SCHEMA)
 async def ingest(request: Request, principal: WriterDep, session: SessionDep, settings: SettingsDep):
     """Store one batch from an agent. Idempotent on (stream, seq, part)."""
     body = await read_body(request, settings.max_body_bytes, settings.max_decoded_bytes)
     try:
-        batch = BatchAdapter.validate_json(body)
+        window = TimeWindow.around(
+            time.time(), settings.ingest_max_age_days, settings.ingest_max_ahead_seconds
+        )
+        batch = BatchAdapter.validate_json(body, context={"window": window})
     except ValidationError as exc:
         errors = [{"loc": list(e["loc"])[:6], "msg": e["msg"]} for e in exc.errors(include_url=False)[:10]]
         raise HTTPException(422, {"message": "malformed batch", "errors": errors}) from None
@@ -74,4 +79,5 @@ async def ingest(request: Request, principal: WriterDep, session: SessionDep, se
             f"an event message is {len(too_long[2])} characters; the limit is "
             f"{settings.max_event_message_chars}: truncate it",
         )
-    return await run_in_threadpool(service.ingest, session, principal, batch)
+    digest = hashlib.sha256(body).hexdigest()
+    return await run_in_threadpool(service.ingest, session, principal, batch, digest)

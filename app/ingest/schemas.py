@@ -2,52 +2,148 @@
 
 Steps, events and metrics are compact arrays, not objects: a batch of 20,000 steps stays small
 and validates fast. ``(stream, seq, part)`` identifies a batch; redelivery stores nothing new.
+
+Every field is bounded here, where the batch enters, so that nothing downstream (the database, a
+date filter, a page) meets a value it cannot hold: numbers fit their columns, texts have a length
+and no NUL (PostgreSQL cannot store one), free-form JSON has a size, and times lie in a window
+around the server's clock. The window comes from the settings through the validation context::
+
+    BatchAdapter.validate_json(body, context={"window": TimeWindow.around(time.time(), settings)})
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import datetime as dt
+import json
+import math
+from typing import Annotated, Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationInfo,
+    model_validator,
+)
+
+from tpuwatch import wire
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 # What fits the BIGINT / INTEGER columns: a larger number is a 422 here, not a driver error later.
 Int64 = Annotated[int, Field(ge=0, le=2**63 - 1)]
 Int32 = Annotated[int, Field(ge=0, le=2**31 - 1)]
-Text200 = Annotated[str, Field(min_length=1, max_length=200)]
+NO_NUL = r"^[^\x00]*$"  # PostgreSQL text cannot hold U+0000; SQLite would, so refuse it on both
+
+
+def _unix_time(ts: float) -> float:
+    if not wire.MIN_TIME <= ts <= wire.MAX_TIME:
+        raise ValueError(
+            f"time {ts!r} is not UNIX seconds between 2000-01-01 and 2100-01-01: "
+            "check the sending host's clock"
+        )
+    return ts
+
+
+# The bounds sit in the JSON schema for clients and fuzzers; the check says what is wrong in words.
+Time = Annotated[
+    float,
+    Field(allow_inf_nan=False, json_schema_extra={"minimum": wire.MIN_TIME, "maximum": wire.MAX_TIME}),
+    AfterValidator(_unix_time),
+]
+Seconds = Annotated[float, Field(ge=0, le=wire.MAX_DURATION_S, allow_inf_nan=False)]
+
+
+def Text(max_length: int, min_length: int = 1):  # noqa: N802 - a type factory, read like a type
+    return Annotated[str, Field(min_length=min_length, max_length=max_length, pattern=NO_NUL)]
+
+
+def _clean(value: Any, what: str) -> Any:
+    """``value`` with NaN and infinities spelled as JSON cannot carry them ("NaN", "Infinity": a NaN
+    loss in an epoch's logs is news), or ValueError for a NUL, which no database here may store."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError(f"{what} holds a NUL character (U+0000), which cannot be stored")
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {_clean(k, what): _clean(v, what) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v, what) for v in value]
+    return value
+
+
+def bounded_json(limit: int, what: str):
+    """Free-form JSON of at most ``limit`` bytes (compact), with no NUL."""
+
+    def check(value: dict | None) -> dict | None:
+        if value is None:
+            return value
+        value = _clean(value, what)
+        size = len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+        if size > limit:
+            raise ValueError(f"{what} is {size} bytes as JSON; the limit is {limit}: send less")
+        return value
+
+    return AfterValidator(check)
+
+
+EventData = Annotated[dict[str, Any] | None, bounded_json(wire.MAX_DATA_BYTES, "event data")]
+RunAttrs = Annotated[dict[str, Any], bounded_json(wire.MAX_ATTRS_BYTES, "run attrs")]
 
 
 class RunInfo(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    run_id: Annotated[str, Field(min_length=1, max_length=128)]
-    job: Text200
+    run_id: Text(128)
+    job: Text(200)
     host: Annotated[int, Field(ge=0, le=65535)] = 0
-    attrs: dict[str, Any] = Field(default_factory=dict)
+    group: Text(200) | None = None  # the training run this job is an attempt of
+    attrs: RunAttrs = Field(default_factory=dict)
 
 
 # [step, end time, duration, input wait]
-StepRow = tuple[
-    Int64,
-    Finite,
-    Annotated[float, Field(ge=0, allow_inf_nan=False)],
-    Annotated[float, Field(ge=0, allow_inf_nan=False)],
-]
+StepRow = tuple[Int64, Time, Seconds, Seconds]
 # [time, kind, message, data]
-EventRow = tuple[Finite, Annotated[str, Field(min_length=1, max_length=32)], str, dict[str, Any] | None]
+EventRow = tuple[Time, Text(32), Text(wire.MAX_MESSAGE_CHARS, min_length=0), EventData]
 # [time, name, chip, value]; a NaN value is kept (a NaN loss is news) and stored as NULL
-MetricRow = tuple[Finite, Annotated[str, Field(min_length=1, max_length=100)], Int32 | None, float | None]
+MetricRow = tuple[Time, Text(100), Int32 | None, float | None]
+
+
+class TimeWindow(NamedTuple):
+    """The times a batch may carry: from ``earliest`` to ``latest`` (UNIX seconds)."""
+
+    earliest: float
+    latest: float
+
+    @classmethod
+    def around(cls, now: float, max_age_days: float, max_ahead_seconds: float) -> TimeWindow:
+        return cls(
+            max(wire.MIN_TIME, now - max_age_days * 86400), min(wire.MAX_TIME, now + max_ahead_seconds)
+        )
+
+    def refuse(self, where: str, ts: float) -> ValueError:
+        def day(t: float) -> str:
+            return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+        return ValueError(
+            f"{where} has time {ts!r}, outside the window this server accepts "
+            f"(between {day(self.earliest)} and {day(self.latest)}: TPUWATCH_INGEST_MAX_AGE_DAYS, "
+            "TPUWATCH_INGEST_MAX_AHEAD_SECONDS); check the sending host's clock"
+        )
 
 
 class Batch(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     v: int = 1
-    stream: Annotated[str, Field(min_length=1, max_length=64)]
+    stream: Text(64)
     seq: Int64
     part: Annotated[str, Field(max_length=32, pattern=r"^[01]*$")] = ""
     run: RunInfo
-    sent_at: float | None = None
+    sent_at: Time | None = None
     steps: list[StepRow] = Field(default_factory=list)
     events: list[EventRow] = Field(default_factory=list)
     metrics: list[MetricRow] = Field(default_factory=list)
@@ -56,6 +152,24 @@ class Batch(BaseModel):
     @property
     def size(self) -> int:
         return len(self.steps) + len(self.events) + len(self.metrics)
+
+    @model_validator(mode="after")
+    def _within_window(self, info: ValidationInfo) -> Batch:
+        window: TimeWindow | None = (info.context or {}).get("window")
+        if window is None:
+            return self
+        lo, hi = window
+        if self.sent_at is not None and not lo <= self.sent_at <= hi:
+            raise window.refuse("sent_at", self.sent_at)
+        for name, rows, col in (
+            ("steps", self.steps, 1),
+            ("events", self.events, 0),
+            ("metrics", self.metrics, 0),
+        ):
+            for i, row in enumerate(rows):
+                if not lo <= row[col] <= hi:
+                    raise window.refuse(f"{name}[{i}]", row[col])
+        return self
 
 
 BatchAdapter = TypeAdapter(Batch)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import statistics
 import time
@@ -9,12 +10,15 @@ import time
 from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from app.db import bulk_insert, insert_ignore
-from app.ingest.schemas import Batch, IngestResult
-from app.jobs.rollups import write_rollups
-from app.models import Event, IngestBatch, Job, JobHost
-from app.tokens.service import Principal
-from app.triage.service import classify_events
+from tpuwatch.server.auth.principal import Principal
+from tpuwatch.server.db import bulk_insert, insert_ignore
+from tpuwatch.server.ingest.schemas import Batch, IngestResult
+from tpuwatch.server.models import Event, IngestBatch, IngestDrop, Job, JobHost
+from tpuwatch.server.series.rollups import write_rollups
+from tpuwatch.server.triage.service import classify_events
+from tpuwatch.wire import Kind
+
+log = logging.getLogger("tpuwatch.ingest")
 
 STEP_COLUMNS = ("job_id", "host_index", "step", "ts", "duration", "input_wait")
 METRIC_COLUMNS = ("job_id", "host_index", "chip", "name", "ts", "value")
@@ -42,6 +46,7 @@ def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> i
         project_id=project_id,
         run_id=batch.run.run_id,
         name=batch.run.job,
+        group_key=batch.run.group or batch.run.job,
         status="running",
         started_at=_earliest(batch, now),
         last_seen_at=now,
@@ -69,15 +74,24 @@ def upsert_host(session: Session, job_id: int, batch: Batch, now: float) -> None
     insert_ignore(session, JobHost.__table__, values, ["job_id", "host_index"])
 
 
-def ingest(session: Session, principal: Principal, batch: Batch) -> IngestResult:
-    """Store ``batch`` for the principal's project; a batch seen before stores nothing."""
+def ingest(session: Session, principal: Principal, batch: Batch, digest: str | None = None) -> IngestResult:
+    """Store ``batch`` for the principal's project; a batch seen before stores nothing.
+
+    ``digest`` (SHA-256 of the batch as received) tells a redelivery from a different batch that
+    reuses a stored key: the first copy is kept either way, and a conflict is counted and logged."""
     now = time.time()
     job_id = upsert_job(session, principal.project_id, batch, now)
     key = dict(
-        stream=batch.stream, seq=batch.seq, part=batch.part, job_id=job_id, received_at=now, events=batch.size
+        stream=batch.stream,
+        seq=batch.seq,
+        part=batch.part,
+        job_id=job_id,
+        received_at=now,
+        events=batch.size,
+        digest=digest,
     )
     if not insert_ignore(session, IngestBatch.__table__, key, ["stream", "seq", "part"]):
-        return IngestResult(job_id=job_id, stored=0, duplicate=True, detail="duplicate batch")
+        return _duplicate(session, job_id, batch, digest)
     upsert_host(session, job_id, batch, now)
     host = batch.run.host
 
@@ -109,6 +123,49 @@ def ingest(session: Session, principal: Principal, batch: Batch) -> IngestResult
     return IngestResult(job_id=job_id, stored=batch.size)
 
 
+def _duplicate(session: Session, job_id: int, batch: Batch, digest: str | None) -> IngestResult:
+    stored = session.scalar(
+        select(IngestBatch.digest).where(
+            IngestBatch.stream == batch.stream, IngestBatch.seq == batch.seq, IngestBatch.part == batch.part
+        )
+    )
+    if digest is None or stored is None or stored == digest:
+        return IngestResult(job_id=job_id, stored=0, duplicate=True, detail="duplicate batch")
+    session.execute(
+        update(Job).where(Job.id == job_id).values(conflicting_batches=Job.conflicting_batches + 1)
+    )
+    where = f"stream {batch.stream!r} seq {batch.seq} part {batch.part!r}"
+    log.warning(
+        "job %s: batch %s came again with different content (sha256 %s, stored %s); kept the first copy",
+        job_id,
+        where,
+        digest[:12],
+        stored[:12],
+    )
+    return IngestResult(
+        job_id=job_id,
+        stored=0,
+        duplicate=True,
+        detail=f"duplicate batch key with different content ({where}): the first copy was kept "
+        "and the conflict counted",
+    )
+
+
+def _record_dropped(session: Session, job_id: int, stream: str, dropped: int):
+    """Keep the stream's latest running total; the job's figure is the sum over its streams."""
+    if session.bind.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as upsert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as upsert
+    stmt = upsert(IngestDrop).values(job_id=job_id, stream=stream, dropped=dropped)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["job_id", "stream"],
+        set_={"dropped": _greatest(IngestDrop.dropped, stmt.excluded.dropped)},
+    )
+    session.execute(stmt)
+    return select(func.sum(IngestDrop.dropped)).where(IngestDrop.job_id == job_id).scalar_subquery()
+
+
 def _update_aggregates(session: Session, job_id: int, batch: Batch, now: float) -> None:
     job_values: dict = {
         "last_seen_at": _greatest(Job.last_seen_at, now),
@@ -135,14 +192,14 @@ def _update_aggregates(session: Session, job_id: int, batch: Batch, now: float) 
             last_step_at=_greatest(JobHost.last_step_at, last[1]),
             step_time_p50=p50,
         )
-    errors = sum(1 for e in batch.events if e[1] == "error")
+    errors = sum(1 for e in batch.events if e[1] == Kind.ERROR)
     if errors:
         job_values["errors"] = Job.errors + errors
     if batch.dropped:
-        job_values["dropped_events"] = _greatest(Job.dropped_events, batch.dropped)
+        job_values["dropped_events"] = _record_dropped(session, job_id, batch.stream, batch.dropped)
     session.execute(update(Job).where(Job.id == job_id).values(**job_values))
 
-    exits = [e for e in batch.events if e[1] == "exit"]
+    exits = [e for e in batch.events if e[1] == Kind.EXIT]
     if exits:
         t, _, _, data = exits[-1]
         data = data or {}

@@ -13,8 +13,9 @@ import time
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.jobs.schemas import LikelyCause
-from app.models import Event, Job
+from tpuwatch.server.jobs.schemas import LikelyCause
+from tpuwatch.server.models import Event, Job
+from tpuwatch.wire import Kind
 
 # The node state poll runs every 30 to 60 s, and a preempted VM's agent may die first:
 # a bad state reported this long after the job's end still explains it.
@@ -42,7 +43,7 @@ def likely_cause(session: Session, job: Job, status: str | None = None) -> Likel
     )
     rows = session.scalars(
         select(Event)
-        .where(Event.job_id == job.id, Event.kind == "node_state", Event.ts <= end + AFTER_END)
+        .where(Event.job_id == job.id, Event.kind == Kind.NODE_STATE, Event.ts <= end + AFTER_END)
         .order_by(Event.ts.desc(), Event.id.desc())
         .limit(1)
     ).all()

@@ -7,8 +7,9 @@ import time
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.jobs.causes import likely_cause
-from app.jobs.schemas import (
+from tpuwatch.server.auth.principal import Principal, readable
+from tpuwatch.server.jobs.causes import likely_cause
+from tpuwatch.server.jobs.schemas import (
     EventList,
     EventOut,
     HostOut,
@@ -16,10 +17,9 @@ from app.jobs.schemas import (
     JobList,
     JobOut,
 )
-from app.jobs.status import effective_status
-from app.models import Event, Job, JobHost, Project
-from app.settings import Settings
-from app.tokens.service import Principal
+from tpuwatch.server.jobs.status import effective_status
+from tpuwatch.server.models import Event, Job, JobHost, Project
+from tpuwatch.server.settings import Settings
 
 # Trouble first on the overview.
 STATUS_ORDER = {"stalled": 0, "lost": 1, "failed": 2, "running": 3, "succeeded": 4}
@@ -67,8 +67,7 @@ def list_jobs(
         .outerjoin(hosts, hosts.c.job_id == Job.id)
         .order_by(Job.started_at.desc(), Job.id.desc())
     )
-    if principal.project_id is not None:
-        q = q.where(Job.project_id == principal.project_id)
+    q = readable(q, principal, Job.project_id)
     if project:
         q = q.where(Project.name == project)
     if name:
@@ -92,6 +91,7 @@ def job_detail(session: Session, job: Job, settings: Settings) -> JobDetail:
         host_list=[HostOut.model_validate(h, from_attributes=True) for h in hosts],
         attrs=job.attrs or {},
         dropped_events=job.dropped_events,
+        conflicting_batches=job.conflicting_batches,
         likely_cause=likely_cause(session, job, status=base["status"]),
     )
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.models import Job
-from app.settings import Settings
+from tpuwatch.server.models import Job
+from tpuwatch.server.settings import Settings
 
 STATUSES = ("running", "stalled", "failed", "succeeded", "lost")
 

@@ -1,27 +1,28 @@
-"""``GET /metrics``: the Prometheus text format, for a team's existing Prometheus and Grafana.
-
-Scrape it with a read token (``authorization: {credentials: tpw_...}`` in the scrape config); a
-token sees its own project's jobs. Under ``--open`` it needs none and shows every project.
-"""
+"""``GET /api/v1/jobs/{id}/metrics?name=``: a job's metric samples per host and chip."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.responses import Response
+from typing import Annotated
 
-from app.deps import ReaderDep, SessionDep, SettingsDep
-from app.metrics import service
+from fastapi import APIRouter, Query
 
-router = APIRouter(tags=["ops"])
+from tpuwatch.server.deps import JobDep, SessionDep
+from tpuwatch.server.metrics.schemas import MetricList
+from tpuwatch.server.metrics.service import metric_series
+
+api = APIRouter(prefix="/api/v1", tags=["metrics"])
 
 
-@router.get("/metrics", response_class=Response, responses={200: {"content": {"text/plain": {}}}})
-def metrics(principal: ReaderDep, session: SessionDep, settings: SettingsDep):
-    """Per-job gauges: status, seconds since the last step, step time, input-bound share, HBM share."""
-    from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-
-    from app.metrics.collector import JobCollector
-
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(JobCollector(service.job_samples(session, principal, settings)))
-    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+@api.get("/jobs/{job_id}/metrics", response_model=MetricList)
+def get_metrics(
+    job: JobDep,
+    session: SessionDep,
+    name: Annotated[str | None, Query(max_length=100)] = None,
+    host: Annotated[int | None, Query(ge=0)] = None,
+    chip: Annotated[int | None, Query(ge=0)] = None,
+    since: Annotated[float | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=100000)] = 20000,
+):
+    """Samples of ``name`` (e.g. ``tpu.hbm.used_bytes``) per (host, chip); without ``name``, the
+    metric names this job has."""
+    return metric_series(session, job, name=name, host=host, chip=chip, since=since, limit=limit)

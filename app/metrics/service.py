@@ -1,101 +1,89 @@
-"""What ``/metrics`` reports, read from the database at scrape time (nothing is kept in memory, so
-every replica behind a load balancer answers the same)."""
+"""A job's metric samples: raw per host and chip for the API, and the device series (HBM, duty
+cycle per chip) the job page draws, downsampled."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-
-from sqlalchemy import or_, select
+import numpy as np
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.jobs.status import effective_status
-from app.models import Job, Metric, Project
-from app.settings import Settings
-from app.tokens.service import Principal
+from tpuwatch.server.metrics.schemas import MetricList, MetricSeries
+from tpuwatch.server.models import Job, Metric
+from tpuwatch.server.series.downsample import downsample
+from tpuwatch.server.series.schemas import Series
+from tpuwatch.wire import MetricName
 
-# Finished jobs stay visible this long, so an alert rule sees the failure before the series ends.
-FINISHED_WINDOW_SECONDS = 6 * 3600
-# Device samples older than this (relative to the job's last word) no longer describe it.
-HBM_FRESH_SECONDS = 300
-HBM_USED = ("hbm.used_bytes", "tpu.runtime.hbm.memory.usage.bytes")
-HBM_TOTAL = ("hbm.total_bytes", "hbm.limit_bytes", "tpu.runtime.hbm.memory.total.bytes")
-MAX_JOBS = 5000  # bounds the scrape's size and the series count
+HBM_USED, HBM_TOTAL, DUTY = MetricName.HBM_USED, MetricName.HBM_TOTAL, MetricName.DUTY_CYCLE
 
 
-@dataclass
-class JobSample:
-    job_id: int
-    project: str
-    name: str
-    run_id: str
-    status: str
-    steps: int
-    errors: int
-    dropped_events: int
-    seconds_since_last_step: float | None
-    step_time: float | None
-    input_wait_ratio: float | None
-    hbm_used_ratio: float | None
+def metric_series(
+    session: Session,
+    job: Job,
+    name: str | None = None,
+    host: int | None = None,
+    chip: int | None = None,
+    since: float | None = None,
+    limit: int = 20000,
+) -> MetricList:
+    """Every sample of metric ``name`` per (host, chip), oldest first, at most ``limit`` samples;
+    without ``name``, only the names the job has."""
+    names = sorted(session.scalars(select(Metric.name).where(Metric.job_id == job.id).distinct()))
+    series: list[MetricSeries] = []
+    truncated = False
+    if name:
+        q = select(Metric.host_index, Metric.chip, Metric.ts, Metric.value).where(
+            Metric.job_id == job.id, Metric.name == name
+        )
+        if host is not None:
+            q = q.where(Metric.host_index == host)
+        if chip is not None:
+            q = q.where(Metric.chip == chip)
+        if since is not None:
+            q = q.where(Metric.ts >= since)
+        rows = session.execute(q.order_by(Metric.ts, Metric.id).limit(limit + 1)).all()
+        truncated = len(rows) > limit
+        groups: dict[tuple, MetricSeries] = {}
+        for h, c, ts, value in rows[:limit]:
+            s = groups.get((h, c))
+            if s is None:
+                s = groups[(h, c)] = MetricSeries(host=h, chip=c, ts=[], value=[])
+            s.ts.append(ts)
+            s.value.append(value)
+        series = [groups[k] for k in sorted(groups, key=lambda k: (k[0], -1 if k[1] is None else k[1]))]
+    return MetricList(job_id=job.id, name=name, names=names, series=series, truncated=truncated)
 
 
-def job_samples(session: Session, principal: Principal, settings: Settings, now: float | None = None):
-    """One sample per job the principal may see: running ones and those that ended lately."""
-    now = time.time() if now is None else now
-    query = (
-        select(Job, Project.name)
-        .join(Project, Project.id == Job.project_id)
-        .where(or_(Job.ended_at.is_(None), Job.ended_at >= now - FINISHED_WINDOW_SECONDS))
-        .order_by(Job.id.desc())
-        .limit(MAX_JOBS)
+def device_series(
+    session: Session, job_id: int, since: float | None = None, points: int = 1000
+) -> dict[str, list[Series]]:
+    """HBM use (share of the chip's total when known, else GiB) and duty cycle (%), one series per
+    (host, chip), x in UNIX seconds, downsampled per series. Keys: "hbm", "duty", "hbm_unit"."""
+    q = select(Metric.host_index, Metric.chip, Metric.name, Metric.ts, Metric.value).where(
+        Metric.job_id == job_id, Metric.name.in_(MetricName.DEVICE), Metric.value.is_not(None)
     )
-    if principal.project_id is not None:
-        query = query.where(Job.project_id == principal.project_id)
-    samples = []
-    for job, project in session.execute(query).all():
-        ratio = None
-        if job.step_time_p50 and job.input_wait_p50 is not None:
-            ratio = min(1.0, job.input_wait_p50 / job.step_time_p50)
-        since = None
-        if job.last_step_at is not None:
-            since = max(0.0, (job.ended_at or now) - job.last_step_at)
-        samples.append(
-            JobSample(
-                job_id=job.id,
-                project=project,
-                name=job.name,
-                run_id=job.run_id,
-                status=effective_status(job, now, settings),
-                steps=job.steps,
-                errors=job.errors,
-                dropped_events=job.dropped_events,
-                seconds_since_last_step=since,
-                step_time=job.step_time_p50,
-                input_wait_ratio=ratio,
-                hbm_used_ratio=_hbm_ratio(session, job),
-            )
-        )
-    return samples
-
-
-def _hbm_ratio(session: Session, job: Job) -> float | None:
-    """The fullest chip's share of HBM in use, from the job's latest samples (None without any)."""
-    rows = session.execute(
-        select(Metric.host_index, Metric.chip, Metric.name, Metric.ts, Metric.value).where(
-            Metric.job_id == job.id,
-            Metric.name.in_(HBM_USED + HBM_TOTAL),
-            Metric.ts >= job.last_seen_at - HBM_FRESH_SECONDS,
-        )
-    ).all()
-    latest: dict[tuple, tuple[float, float]] = {}
+    if since is not None:
+        q = q.where(Metric.ts >= since)
+    rows = (
+        session.connection().execute(q.order_by(Metric.name, Metric.host_index, Metric.chip, Metric.ts)).all()
+    )
+    groups: dict[tuple, list[tuple[float, float]]] = {}
     for host, chip, name, ts, value in rows:
-        kind = "used" if name in HBM_USED else "total"
-        key = (host, chip, kind)
-        if value is not None and (key not in latest or ts > latest[key][0]):
-            latest[key] = (ts, value)
-    shares = [
-        used / latest[(host, chip, "total")][1]
-        for (host, chip, kind), (_, used) in latest.items()
-        if kind == "used" and latest.get((host, chip, "total"), (0, 0))[1] > 0
-    ]
-    return max(shares) if shares else None
+        groups.setdefault((name, host, chip if chip is not None else -1), []).append((ts, value))
+    totals = {(h, c): max(v for _, v in pts) for (n, h, c), pts in groups.items() if n == HBM_TOTAL}
+    hbm: list[Series] = []
+    duty: list[Series] = []
+    as_share = bool(totals)
+    for (name, h, c), pts in groups.items():
+        if name == HBM_TOTAL:
+            continue
+        arr = np.array(pts, dtype=np.float64)
+        x, y = np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1])
+        if name == HBM_USED:
+            total = totals.get((h, c))
+            if as_share and not total:
+                continue
+            y = np.ascontiguousarray(y / total * 100 if as_share else y / 2**30)
+        idx = downsample(x, y, points)
+        s = Series(host=h, metric=f"chip {c}" if c >= 0 else "device", x=x[idx].tolist(), y=y[idx].tolist())
+        (hbm if name == HBM_USED else duty).append(s)
+    return {"hbm": hbm, "duty": duty, "hbm_unit": "% of HBM" if as_share else "GiB"}

@@ -13,9 +13,10 @@ import functools
 import hashlib
 import re
 
-from app.jobs import charts
-from app.postmortem.schemas import PostMortem
-from app.settings import REPO_ROOT
+from tpuwatch.server.dashboard import charts
+from tpuwatch.server.goodput import charts as goodput_charts
+from tpuwatch.server.postmortem.schemas import PostMortem
+from tpuwatch.server.resources import plotly_js_path, resource_dir
 
 
 @functools.lru_cache(maxsize=4)
@@ -30,11 +31,9 @@ def _sha256(text: str) -> str:
 
 def assets() -> dict[str, str]:
     """The inline assets and the CSP that allows exactly those scripts."""
-    from app.main import plotly_js_path
-
     plotly_js = _read(str(plotly_js_path()))
-    charts_js = _read(str(REPO_ROOT / "static" / "js" / "charts.js"))
-    css = _read(str(REPO_ROOT / "static" / "css" / "app.css"))
+    charts_js = _read(str(resource_dir("static") / "js" / "charts.js"))
+    css = _read(str(resource_dir("static") / "css" / "app.css"))
     csp = (
         f"default-src 'none'; script-src {_sha256(plotly_js)} {_sha256(charts_js)}; "
         "style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -46,6 +45,7 @@ def figures(data: PostMortem) -> dict[str, str]:
     out = {
         "last_steps": charts.to_json(charts.step_figure(data.last_steps_series, "step_time", "Last steps"))
     }
+    out.update(goodput_charts.page_figures(data))
     if data.hbm.get("hbm"):
         title = "HBM before the end"
         out["hbm"] = charts.to_json(

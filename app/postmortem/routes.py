@@ -7,10 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from app.deps import JobDep, PageJobDep, SessionDep, SettingsDep, ViewerDep
-from app.postmortem import export, service
-from app.postmortem.schemas import PostMortem
-from app.web import FormatQ, json_twin, render
+from tpuwatch.server.deps import JobDep, PageJobDep, SessionDep, SettingsDep, ViewerDep
+from tpuwatch.server.postmortem import export, service
+from tpuwatch.server.postmortem.schemas import PostMortem
+from tpuwatch.server.web import FormatQ, json_twin, render
 
 api = APIRouter(prefix="/api/v1", tags=["postmortem"])
 pages = APIRouter(tags=["pages"])

@@ -6,7 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.jobs.schemas import JobDetail, StepSeries
+from tpuwatch.server.goodput.schemas import JobGoodput, MfuPoint, RunGoodput
+from tpuwatch.server.jobs.schemas import JobDetail
+from tpuwatch.server.series.schemas import StepSeries
 
 
 class Phase(BaseModel):
@@ -56,3 +58,6 @@ class PostMortem(BaseModel):
     archive_location: str | None = None  # as the agent reported it (gs://...)
     previous: RunSummary | None = None
     this_run: RunSummary
+    goodput: JobGoodput | None = None  # where the attempt's time went
+    run_goodput: RunGoodput | None = None  # its training run, when relaunched
+    mfu_points: list[MfuPoint] = []

@@ -9,13 +9,16 @@ from urllib.parse import quote
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.jobs.page import error_cards, load_events
-from app.jobs.schemas import JobDetail
-from app.jobs.series import device_series, step_series
-from app.jobs.service import job_detail
-from app.models import Event, Job, JobHost, Step
-from app.postmortem.schemas import LastStep, LogLine, Phase, PostMortem, RunSummary
-from app.settings import Settings
+from tpuwatch.server.dashboard.page import error_cards, load_events
+from tpuwatch.server.goodput.service import page_goodput
+from tpuwatch.server.jobs.schemas import JobDetail
+from tpuwatch.server.jobs.service import job_detail
+from tpuwatch.server.metrics.service import device_series
+from tpuwatch.server.models import Event, Job, JobHost, Step
+from tpuwatch.server.postmortem.schemas import LastStep, LogLine, Phase, PostMortem, RunSummary
+from tpuwatch.server.series.service import step_series
+from tpuwatch.server.settings import Settings
+from tpuwatch.wire import Kind
 
 LAST_STEPS = 20  # rows of the "last steps" table
 LAST_WINDOW = 500  # steps per host in the "last steps" chart
@@ -133,7 +136,7 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
     """The post-mortem of ``job`` (any status: a running job gets one too, with no failure yet)."""
     detail = job_detail(session, job, settings)
     events = load_events(session, job.id)
-    errors = [e for e in events if e.kind == "error"]
+    errors = [e for e in events if e.kind == Kind.ERROR]
     cards = error_cards(errors[-1:]) if errors else []  # the error nearest the end is what stopped it
     card = cards[0] if cards else None
     end = end_time(job, detail)
@@ -147,7 +150,9 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
     # Step 1 is mostly XLA compilation (the "compile" phase): on this chart it would flatten the rest.
     last_step = job.last_step or 0
     window_start = max(2 if last_step > 1 else 0, last_step - LAST_WINDOW) if hosts else None
-    archive = next((e for e in reversed(events) if e.kind == "archive" and (e.data or {}).get("url")), None)
+    archive = next(
+        (e for e in reversed(events) if e.kind == Kind.ARCHIVE and (e.data or {}).get("url")), None
+    )
     location = str(archive.data["url"]) if archive else None
     return PostMortem(
         job=detail,
@@ -168,6 +173,7 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
         archive_location=location,
         previous=previous_success(session, job, settings),
         this_run=summary(job, detail),
+        **page_goodput(session, job, settings),
     )
 
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from app.settings import Settings
+from tpuwatch.server.settings import Settings
 
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Add the middlewares. Call it *before* adding the session middleware: Starlette puts the last
     added middleware outermost, and the CSRF check must see the decoded session."""
-    from app.security.csrf import CSRFMiddleware
-    from app.security.headers import SecurityHeadersMiddleware
-    from app.security.ratelimit import RateLimitMiddleware
+    from tpuwatch.server.security.csrf import CSRFMiddleware
+    from tpuwatch.server.security.headers import SecurityHeadersMiddleware
+    from tpuwatch.server.security.ratelimit import RateLimitMiddleware
 
     app.add_middleware(CSRFMiddleware)
     if settings.rate_limit_per_second > 0:

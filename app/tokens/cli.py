@@ -1,4 +1,4 @@
-"""`tpuwatch token create`: make a project token from the command line."""
+"""`tpuwatch token create | list | revoke`: project tokens from the command line."""
 
 from __future__ import annotations
 
@@ -22,20 +22,73 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--name", default="", help="a note to tell tokens apart")
     c.add_argument("--db", help="database URL (default: TPUWATCH_DB, else the embedded SQLite file)")
     c.set_defaults(func=_create)
+    ls = tsub.add_parser("list", help="list tokens (never their text) with their live page sessions")
+    ls.add_argument("--project", help="only this project's tokens")
+    ls.add_argument("--db", help="database URL (default: TPUWATCH_DB, else the embedded SQLite file)")
+    ls.set_defaults(func=_list)
+    rv = tsub.add_parser(
+        "revoke",
+        help="revoke a token and end every page session made with it",
+        description="Revoke token ID (see `tpuwatch token list`): the API refuses it from now on and "
+        "every page session logged in with it ends.",
+    )
+    rv.add_argument("id", type=int, help="the token's id")
+    rv.add_argument("--db", help="database URL (default: TPUWATCH_DB, else the embedded SQLite file)")
+    rv.set_defaults(func=_revoke)
+
+
+def _open(args: argparse.Namespace):
+    from tpuwatch.server.db import make_engine, make_sessionmaker, upgrade
+    from tpuwatch.server.settings import Settings
+
+    settings = Settings(db=args.db) if args.db else Settings()
+    upgrade(settings.database_url)
+    engine = make_engine(settings.database_url)
+    return engine, make_sessionmaker(engine)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from tpuwatch.server.db import transaction
+    from tpuwatch.server.tokens.service import list_tokens
+
+    engine, factory = _open(args)
+    try:
+        with transaction(factory) as session:
+            rows = list_tokens(session, args.project)
+    finally:
+        engine.dispose()
+    for t in rows:
+        state = "revoked" if t["revoked_at"] else f"{t['sessions']} session(s)"
+        print(f"{t['id']}\t{t['project']}\t{t['scope']}\t{t['prefix']}…\t{state}\t{t['name']}")
+    return 0
+
+
+def _revoke(args: argparse.Namespace) -> int:
+    from tpuwatch.server.db import transaction
+    from tpuwatch.server.errors import NotFound
+    from tpuwatch.server.tokens.service import revoke_token
+
+    engine, factory = _open(args)
+    try:
+        with transaction(factory) as session:
+            ended = revoke_token(session, args.id)
+    except NotFound as exc:
+        print(f"tpuwatch token revoke: {exc}")
+        return 1
+    finally:
+        engine.dispose()
+    print(f"token {args.id} revoked; ended {ended} page session(s)")
+    return 0
 
 
 def _create(args: argparse.Namespace) -> int:
-    from app.db import make_engine, make_sessionmaker, transaction, upgrade
-    from app.settings import Settings
-    from app.tokens.service import create_token
+    from tpuwatch.server.db import transaction
+    from tpuwatch.server.tokens.service import create_token
 
-    settings = Settings(db=args.db) if args.db else Settings()
-    url = settings.database_url
-    upgrade(url)
     scope = "read" if args.read_only else "ingest" if args.ingest_only else "full"
-    engine = make_engine(url)
+    engine, factory = _open(args)
     try:
-        with transaction(make_sessionmaker(engine)) as session:
+        with transaction(factory) as session:
             token = create_token(session, args.project, scope=scope, name=args.name)
     finally:
         engine.dispose()

@@ -10,33 +10,16 @@ import hashlib
 import hmac
 import secrets
 import time
-from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from app.models import ApiToken, Project
+from tpuwatch.server.auth.principal import Principal
+from tpuwatch.server.errors import NotFound
+from tpuwatch.server.models import ApiToken, Project, WebSession
 
 PREFIX = "tpw_"
 SCOPES = ("full", "read", "ingest")
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who is asking: a project (None for the open demo, which sees every project) and a scope."""
-
-    project_id: int | None
-    project: str
-    scope: str = "full"
-    token_id: int | None = None
-
-    @property
-    def can_read(self) -> bool:
-        return self.scope in ("full", "read")
-
-    @property
-    def can_write(self) -> bool:
-        return self.scope in ("full", "ingest")
 
 
 def hash_token(token: str) -> str:
@@ -85,3 +68,44 @@ def authenticate(session: Session, token: str) -> Principal | None:
     if row is None or row[3] is not None or not hmac.compare_digest(row[1], digest):
         return None
     return Principal(project_id=row[4], project=row[5], scope=row[2], token_id=row[0])
+
+
+def list_tokens(session: Session, project: str | None = None) -> list[dict]:
+    """Every token (never its text): id, project, scope, prefix, name, times, live page sessions."""
+    live = select(WebSession.token_id, func.count().label("n")).group_by(WebSession.token_id).subquery()
+    q = (
+        select(ApiToken, Project.name, func.coalesce(live.c.n, 0))
+        .join(Project, Project.id == ApiToken.project_id)
+        .outerjoin(live, live.c.token_id == ApiToken.id)
+        .order_by(Project.name, ApiToken.id)
+    )
+    if project:
+        q = q.where(Project.name == project)
+    return [
+        dict(
+            id=t.id,
+            project=name,
+            scope=t.scope,
+            prefix=t.prefix,
+            name=t.name,
+            created_at=t.created_at,
+            revoked_at=t.revoked_at,
+            sessions=n,
+        )
+        for t, name, n in session.execute(q)
+    ]
+
+
+def revoke_token(session: Session, token_id: int, now: float | None = None) -> int:
+    """Revoke a token and end every page session made with it; returns the sessions ended."""
+    token = session.get(ApiToken, token_id)
+    if token is None:
+        raise NotFound(f"no token {token_id}")
+    if token.revoked_at is None:
+        token.revoked_at = time.time() if now is None else now
+    ended = session.execute(
+        delete(WebSession).where(WebSession.token_id == token_id).returning(WebSession.id)
+    )
+    n = len(ended.all())
+    session.flush()
+    return n

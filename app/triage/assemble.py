@@ -22,7 +22,7 @@ ANCHORS = ("Traceback", 'File "', "File ~", "ipython-input", "Cell In[", "xcepti
 
 _PREFIXES = (
     # glog / absl: I0403 09:00:11.077040 140542806840704 multi_init.py:172]
-    re.compile(r"^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+[\w.\-]+:\d+\]\s?"),
+    re.compile(r"^([IWEF])\d{4} \d\d:\d\d:\d+\.\d+\s+\d+\s+[\w.\-]+:\d+\]\s?"),
     # TensorFlow C++: 2020-04-03 09:00:45.480838: W tensorflow/core/...cc:157]
     re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: ([IWEF])(?:\s+\d+)? [\w/.\-]+:\d+\]\s?"),
     # Python logging: INFO:tensorflow: / WARNING:absl: / ERROR:root:

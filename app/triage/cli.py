@@ -1,6 +1,6 @@
 """``tpuwatch triage FILE... [--json]``: classify logs offline.
 
-Standard library only at module level (``app.cli`` imports every domain's ``cli`` to build
+Standard library only at module level (``tpuwatch.cli`` imports every domain's ``cli`` to build
 ``--help``); the engine is imported when the command runs.
 """
 
@@ -104,6 +104,8 @@ def _human(name: str, cards, classifier) -> str:
         out.append(f"  line {card.line}: {card.evidence}")
         if "user_frame" in card.facts:
             out.append(f"  in your code: {card.facts['user_frame']}")
+        if number == 0 and card.facts.get("signals"):
+            out.append("  why: " + "; ".join(card.facts["signals"][:3]))
         if number == 0:
             out.append(f"  {card.explanation}")
             out.append("  Fixes, first thing first:")

@@ -19,121 +19,25 @@ from dataclasses import dataclass, field
 
 from .assemble import Assembler, ErrorEvent
 from .cards import Card
-from .knowledge import CATEGORIES, Category, Signature
+from .facts import general_facts, message_lines, structural_subtype
+from .features import extract
+from .knowledge import CATEGORIES, Signature
+from .scan import index
+from .scorer import Scored, decide, model
+from .structure import ErrorDoc, is_own_line, parse
+from .summary import is_preamble, summary
 
-MIN_CONFIDENCE = 0.5  # below this the log is `unknown`: no card rather than a guess
-MIN_SECONDARY = 0.6
+# A traceback frame as Python or IPython prints it; only frame signatures read these lines.
+_FRAME_LINE = re.compile(r'^\s*(?:\S{1,12}: )?(?:File ["~/]|Cell In\[)|^\s*\S+\.py(?::\d+)? in \S+\(')
+MIN_SECONDARY = 0.6  # a second card needs a signature this sure (the first comes from the scorer)
 MAX_CARDS = 3
 _BLOCK = 1 << 20
+# The text the structural parse reads: a pasted error whole, a long log's last part (where the error
+# that stopped the job is). Only this much is ever parsed, whatever the log's size.
+_REGION = 256 * 1024
+_REGION_TAIL = 64 * 1024
 _EVIDENCE_CHARS = 400
 _LINES_KEPT = 16
-# Short substrings that cover most anchors (see _Index). Every line holding one is looked at on
-# its own, so they must be rare in ordinary training output; and they mostly start with an uncommon
-# character, because the scanning regex is fastest when few characters can begin a match.
-SCAN_KEYS = (
-    "rror",
-    "RROR",
-    "xception",
-    "Fail",
-    "fail",
-    "upport",
-    "Memory",
-    "memory",
-    "xhaust",
-    "XHAUST",
-    "vailable",
-    "VAILABLE",
-    "Deadline",
-    "DEADLINE",
-    "NaN",
-    "OOM",
-    "Compil",
-    "compil",
-    "Connect",
-    "connect",
-    "File ",
-    "Traceback",
-    "heckpoint",
-    "ckpt",
-    "Strateg",
-    "strateg",
-    "ynamic",
-    "Concret",
-    "concret",
-    "preempt",
-    "Preempt",
-    "End of seq",
-    "End of Seq",
-    "Out of range",
-    # torch_xla's metrics analysis ("pt-xla-profiler: Op(s) not lowered: aten::...").
-    "Op(s) not",
-    # Keras progress lines ("- loss: nan - ...") when training diverged.
-    "oss: nan",
-    "Ran out of",
-    "ran out of",
-    "Invalid",
-    "Permission",
-    "permission",
-    "fixed size",
-    "OpKernel",
-    "lame worker",
-    "storage.objects",
-    "Cell In[",
-    "<ipython-input",
-    "Mosaic",
-    "steps_per_epoch * epochs",
-    # XLA's HBM breakdown after an OOM ("Total hbm usage >= ...", "Program hbm requirement ...").
-    "Total hbm",
-    "Program hbm",
-    "INVALID",
-    "TPU models",
-    "Aborted",
-    "SaveV2",
-    "RestoreV2",
-    "Data loss",
-    "Expected image",
-    "WaitForConnected",
-)
-
-
-def _trie_regex(words: list[str]) -> str:
-    """A regex matching any of ``words``, factored by common prefixes (faster to scan)."""
-    if "" in words:
-        rest = [w for w in words if w]
-        return f"(?:{_trie_regex(rest)})?" if rest else ""
-    groups: dict[str, list[str]] = {}
-    for word in words:
-        groups.setdefault(word[0], []).append(word[1:])
-    alts = [re.escape(c) + _trie_regex(tails) for c, tails in sorted(groups.items())]
-    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-
-
-class _Index:
-    """Anchors -> signatures, built once from the knowledge base."""
-
-    def __init__(self, categories: Mapping[str, Category]) -> None:
-        self.by_anchor: dict[str, list[tuple[str, int, Signature]]] = {}
-        for cat in categories.values():
-            for number, signature in enumerate(cat.signatures):
-                for anchor in signature.anchors:
-                    self.by_anchor.setdefault(anchor, []).append((cat.id, number, signature))
-        # Blocks are scanned for the scan keys only; the anchors then route a found line to the
-        # signatures worth trying. A signature's line is thus seen when it holds a scan key: the
-        # error words ("Error", "failed", "Exhausted", "unsupported", ...) that real errors print.
-        keys = set(SCAN_KEYS)
-        self.scan = sorted(k for k in keys if not any(o != k and o in k for o in keys))
-        self.scan_re = re.compile(_trie_regex(self.scan))
-        self.anchors = sorted(self.by_anchor)
-
-
-_INDEX: _Index | None = None
-
-
-def _index() -> _Index:
-    global _INDEX
-    if _INDEX is None:
-        _INDEX = _Index(CATEGORIES)
-    return _INDEX
 
 
 @dataclass
@@ -166,11 +70,14 @@ class Classifier:
         self.assembler = Assembler()
         self.lines_seen = 0
         self.bytes_seen = 0
-        self._index = _index()
+        self._index = index()
         self._hits: dict[str, _Hit] = {}
         self._pending: list[str] = []
         self._pending_len = 0
         self._carry = ""
+        self._refined: set[str] = set()  # categories a more specific match replaced
+        self._region: list[str] = []
+        self._region_len = 0
 
     # -- input -------------------------------------------------------------------------------
     def feed(self, line: str) -> None:
@@ -197,19 +104,54 @@ class Classifier:
             self._scan(text[:cut])
 
     def cards(self) -> list[Card]:
-        """The diagnosis so far, primary first; empty means `unknown`."""
+        """The diagnosis so far, primary first; empty means `unknown`.
+
+        The signatures' matches, the structure of the error region (exception classes, frames,
+        op names, status codes) and the message's vocabulary are weighed together by the scorer;
+        below its gate the answer is `unknown`.
+        """
+        self._finish()
+        text = self.region()
+        doc = parse(text)
+        offset = self.lines_seen - text.count("\n")
+        ev = extract(doc, self.rule_hits(), model().learned, suppress=self._refined)
+        best, ranked = decide(ev)
+        if best is None:
+            return []
+        out = [self._card(best, doc, offset)]
+        for other in ranked[1:]:
+            hit = self._hits.get(other.category) if other.category not in self._refined else None
+            if len(out) >= MAX_CARDS or hit is None or self._confidence(hit) < MIN_SECONDARY:
+                continue
+            card = self._card(other, doc, offset)
+            card.confidence = min(card.confidence, round(out[0].confidence - 0.01, 2))  # ranked below
+            out.append(card)
+        return out
+
+    def rule_hits(self) -> dict[str, tuple[float, int, str]]:
+        """Each category's best signature match: (confidence, line, evidence)."""
+        self._finish()
+        return {
+            c: (self._confidence(h), h.line, h.evidence)
+            for c, h in self._hits.items()
+            if c not in self._refined
+        }
+
+    @property
+    def refined(self) -> set[str]:
+        """Categories a more specific signature match replaced (see ``Signature.refines``)."""
+        return set(self._refined)
+
+    def region(self) -> str:
+        """The text the structural parse reads: all of a short text, the tail of a long log."""
+        self._finish()
+        return "".join(self._region)
+
+    def _finish(self) -> None:
         self._flush_pending()
         if self._carry:
             carry, self._carry = self._carry, ""
             self._scan(carry + "\n")
-        ranked = sorted(self._hits.items(), key=lambda kv: (-self._confidence(kv[1]), kv[1].line))
-        out: list[Card] = []
-        for cat_id, hit in ranked:
-            confidence = self._confidence(hit)
-            if confidence < (MIN_CONFIDENCE if not out else MIN_SECONDARY) or len(out) >= MAX_CARDS:
-                break
-            out.append(self._card(CATEGORIES[cat_id], hit, confidence))
-        return out
 
     def root_event(self) -> ErrorEvent | None:
         """The first error the log reports (for grouping unknown errors)."""
@@ -249,19 +191,37 @@ class Classifier:
                 e = len(block)
             lineno += block.count("\n", last, s)
             last = s
+            if is_own_line(block[s:e]):  # tpuwatch's own agent lines are never evidence
+                m = search(block, e)
+                continue
             hit = self._examine(block[s:e], lineno + 1)
             if hit is not None and len(hit.lines) < _LINES_KEPT and e < len(block):
                 # Details often continue on the next line ("[[{{node ...}}]]", HBM breakdowns).
                 after = find("\n", e + 1)
-                hit.lines.append(block[e + 1 : after if after != -1 else len(block)])
+                following = block[e + 1 : after if after != -1 else len(block)]
+                if not is_own_line(following):
+                    hit.lines.append(following)
             m = search(block, e)
         self.lines_seen = base + block.count("\n")
         self.bytes_seen += len(block)
+        self._keep(block)
+
+    def _keep(self, block: str) -> None:
+        self._region.append(block)
+        self._region_len += len(block)
+        while self._region_len > _REGION and len(self._region) > 1:
+            self._region_len -= len(self._region.pop(0))
+        if self._region_len > _REGION:
+            tail = self._region[0]
+            cut = tail.find("\n", len(tail) - _REGION_TAIL) + 1 or len(tail) - _REGION_TAIL
+            self._region = [tail[cut:]]
+            self._region_len = len(self._region[0])
 
     def _examine(self, line: str, lineno: int) -> _Hit | None:
         weight = self.assembler.observe(line, lineno)
         best: tuple[float, str, int, Signature, int] | None = None
         seen: set[tuple[str, int]] = set()
+        frame_line = _FRAME_LINE.match(line) is not None
         for anchor in self._index.anchors:
             if anchor not in line:
                 continue
@@ -269,6 +229,8 @@ class Classifier:
                 if (cat_id, number) in seen:
                     continue
                 seen.add((cat_id, number))
+                if signature.frames != frame_line:
+                    continue
                 m = signature.pattern.search(line)
                 if m and (best is None or signature.weight > best[3].weight):
                     best = (signature.weight * weight, cat_id, number, signature, m.start())
@@ -290,6 +252,7 @@ class Classifier:
             elif not hit.subtype:
                 hit.subtype = signature.subtype
         hit.signatures.add(number)
+        self._refined.update(signature.refines)
         if len(hit.lines) < _LINES_KEPT:
             hit.lines.append(line)
         return hit
@@ -299,23 +262,35 @@ class Classifier:
     def _confidence(hit: _Hit) -> float:
         return round(min(0.99, hit.score + 0.02 * (len(hit.signatures) - 1)), 2)
 
-    def _card(self, cat: Category, hit: _Hit, confidence: float) -> Card:
-        lines = [hit.evidence] + [x for x in hit.lines if x != hit.evidence]
+    def _card(self, scored: Scored, doc: ErrorDoc, offset: int) -> Card:
+        cat = CATEGORIES[scored.category]
+        hit = self._hits.get(scored.category)
+        said_line, said = summary(doc)
+        said_line = said_line + offset if said_line is not None else None
+        if hit is not None and self._confidence(hit) >= 0.8 and not is_preamble(hit.evidence):
+            evidence, line, subtype = hit.evidence, hit.line, hit.subtype
+            lines = [hit.evidence] + [x for x in hit.lines if x != hit.evidence] + [said]
+        else:
+            evidence, line = (said, said_line) if said else (hit.evidence, hit.line) if hit else ("", None)
+            subtype = (hit.subtype if hit else "") or structural_subtype(scored.category, doc, scored)
+            lines = [evidence, *(message_lines(doc)), *(hit.lines if hit else [])]
         facts = cat.facts(lines) if cat.facts else {}
-        where = hit.user_frame or self.assembler.last_user_frame
+        facts.update({k: v for k, v in general_facts(lines).items() if k not in facts})
+        where = (hit.user_frame if hit else None) or self.assembler.last_user_frame
         if where:
             facts["user_frame"] = where
-        if hit.count > 1:
+        if hit is not None and hit.count > 1:
             facts["occurrences"] = hit.count
-        fixes = cat.fixes_for(hit.subtype)
+        facts["signals"] = [reason for _, _, reason, _ in scored.signals[:4]]
+        fixes = cat.fixes_for(subtype)
         _tailor(cat.id, facts, fixes, self.context)
         return Card(
             category=cat.id,
-            subtype=hit.subtype,
-            title=cat.title_for(hit.subtype, facts),
-            confidence=confidence,
-            evidence=hit.evidence,
-            line=hit.line,
+            subtype=subtype,
+            title=cat.title_for(subtype, facts),
+            confidence=round(min(0.99, scored.probability), 2),
+            evidence=evidence,
+            line=line,
             explanation=cat.explanation,
             fixes=fixes,
             facts=facts,

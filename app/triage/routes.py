@@ -6,10 +6,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 
-from app.deps import ReaderDep, SessionDep, ViewerDep
-from app.triage import service
-from app.triage.schemas import MAX_TRIAGE_CHARS, TriageRequest, TriageResult, UnknownGroups
-from app.web import FormatQ, json_twin, render
+from tpuwatch.server.deps import ReaderDep, SessionDep, ViewerDep
+from tpuwatch.server.triage import service
+from tpuwatch.server.triage.schemas import MAX_TRIAGE_CHARS, TriageRequest, TriageResult, UnknownGroups
+from tpuwatch.server.web import FormatQ, json_twin, render
 
 api = APIRouter(prefix="/api/v1", tags=["triage"])
 pages = APIRouter(tags=["pages"])

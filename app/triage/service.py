@@ -7,16 +7,17 @@ from collections.abc import Mapping
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.models import Event, Job
-from app.tokens.service import Principal
-from app.triage.schemas import CardOut, TriageResult, UnknownGroup, UnknownGroups
+from tpuwatch.server.auth.principal import Principal, readable
+from tpuwatch.server.models import Event, Job
+from tpuwatch.server.triage.schemas import CardOut, TriageResult, UnknownGroup, UnknownGroups
+from tpuwatch.wire import Kind
 
 # What the ingest path knows about a job that makes fixes concrete (see engine._tailor).
 CONTEXT_KEYS = ("global_batch_size", "replicas", "num_replicas", "hbm_limit")
 
 
 def triage_text(text: str, context: Mapping | None = None) -> TriageResult:
-    from app.triage import classify_text
+    from tpuwatch.server.triage import classify_text
 
     cards = [CardOut(**c.to_dict()) for c in classify_text(text, context or {})]
     return TriageResult(cards=cards, category=cards[0].category if cards else "unknown")
@@ -24,7 +25,7 @@ def triage_text(text: str, context: Mapping | None = None) -> TriageResult:
 
 def cards_for_error_event(message: str, data: dict | None, context: Mapping | None = None) -> list[dict]:
     """Cards for one error event: its own text first, then the log lines before it if needed."""
-    from app.triage import classify_text
+    from tpuwatch.server.triage import classify_text
 
     cards = classify_text(message, context or {})
     if not cards and data and isinstance(data.get("context"), list):
@@ -38,11 +39,11 @@ def classify_events(events: list[tuple], context: Mapping | None = None) -> list
     out = []
     for row in events:
         ts, kind, message, data = row
-        if kind == "error" and not (data and "cards" in data):
+        if kind == Kind.ERROR and not (data and "cards" in data):
             data = dict(data or {})
             data["cards"] = cards_for_error_event(message, data, context)
             if not data["cards"]:
-                from app.triage.templates import template_for
+                from tpuwatch.server.triage.templates import template_for
 
                 key, template = template_for(message)
                 data["template"] = {"key": key, "text": template}
@@ -53,17 +54,16 @@ def classify_events(events: list[tuple], context: Mapping | None = None) -> list
 def unknown_groups(session: Session, principal: Principal, max_events: int = 5000) -> UnknownGroups:
     """The recent errors no signature knows, grouped by mined template (Drain3) across jobs and
     hosts, the most frequent first: the same new failure is one group with a count."""
-    from app.triage.templates import UnknownGrouper
+    from tpuwatch.server.triage.templates import UnknownGrouper
 
     q = (
         select(Event.job_id, Event.host_index, Event.ts, Event.message, Event.data, Job.name)
         .join(Job, Job.id == Event.job_id)
-        .where(Event.kind == "error")
+        .where(Event.kind == Kind.ERROR)
         .order_by(Event.id.desc())
         .limit(max_events)
     )
-    if principal.project_id is not None:
-        q = q.where(Job.project_id == principal.project_id)
+    q = readable(q, principal, Job.project_id)
     grouper = UnknownGrouper()
     seen: dict[str, dict] = {}
     for job_id, host, ts, message, data, name in session.execute(q):

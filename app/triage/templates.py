@@ -23,7 +23,7 @@ from drain3 import TemplateMiner
 from drain3.masking import MaskingInstruction
 from drain3.template_miner_config import TemplateMinerConfig
 
-from .assemble import Assembler
+from .summary import summary_line
 
 # Order matters: the longer, more specific shapes are masked before bare numbers.
 _MASKS = (
@@ -50,18 +50,8 @@ class Group:
 
 
 def error_line(text: str) -> str:
-    """The line of ``text`` that stands for the error: the root exception when there is one."""
-    assembler = Assembler()
-    lines = text.splitlines()
-    for number, line in enumerate(lines, 1):
-        assembler.observe(line, number)
-    event = assembler.root_event()
-    if event is not None:
-        return f"{event.exc_type}: {event.text}" if event.kind == "recorded" else event.text
-    for line in reversed(lines):
-        if line.strip():
-            return line.strip()
-    return ""
+    """The line of ``text`` that stands for the error: the line that says what happened."""
+    return summary_line(text)
 
 
 def _config() -> TemplateMinerConfig:

@@ -13,7 +13,7 @@ from tests.helpers import api, wait_for_job
 KERAS_SCRIPT = """
 import numpy as np
 import tensorflow as tf
-from agent.keras import TPUWatchCallback
+from tpuwatch.keras import TPUWatchCallback
 
 rng = np.random.default_rng(0)
 x = rng.random((512, 16), dtype=np.float32)
@@ -66,10 +66,10 @@ JAX_SCRIPT = """
 import time
 import jax
 import jax.numpy as jnp
-import agent
-from agent.jax_memory import JaxMemorySampler
+import tpuwatch
+from tpuwatch.jax import JaxMemorySampler
 
-mon = agent.init()
+mon = tpuwatch.init()
 memory = JaxMemorySampler(mon, every=0.0)
 
 @jax.jit

@@ -1,8 +1,8 @@
 import json
 import time
 
-from agent.monitor import Monitor
-from agent.spool import Spool, read_records
+from tpuwatch.monitor import Monitor
+from tpuwatch.spool import Spool, read_records
 
 
 def _spooled(mon: Monitor) -> list[dict]:
@@ -79,3 +79,28 @@ def test_an_exception_in_the_training_block_propagates_untouched(spool_dir):
     except KeyError as exc:
         assert exc.args == ("mine",)
     mon.close()
+
+
+def test_an_oversized_event_is_fitted_to_the_servers_bounds_and_its_steps_still_arrive(
+    live_server, sessions, spool_dir
+):
+    """The server refuses a batch whole when one field is past its bound (issue 17.7): the agent
+    keeps its events within the bounds, so the steps that travel with a huge event still arrive."""
+    from tests.conftest import make_token
+    from tests.helpers import api, wait_for_job
+
+    token = make_token(sessions)
+    name = "n" * 300
+    mon = Monitor(name, server=live_server.url, token=token, attrs={"notes": "a" * 100_000})
+    for _ in range(50):
+        with mon.step():
+            pass
+    progress_bar = "#" * (1 << 20)
+    mon.event("error", "boom\x00" + "x" * 600_000, context=[progress_bar] * 40, loss=float("nan"))
+    mon.close(timeout=10)
+    with api(live_server.url, token) as c:
+        job = wait_for_job(c, "n" * 200)  # cut to the server's 200 characters
+        assert job["steps"] == 50
+        [err] = c.get(f"/api/v1/jobs/{job['id']}/events", params={"kind": "error"}).json()["events"]
+    assert err["message"].startswith("boom\ufffd") and "characters cut" in err["message"]
+    assert err["data"]["loss"] == "NaN" and len(json.dumps(err["data"])) <= 64 * 1024

@@ -16,8 +16,8 @@ NODE = "projects/proj-1/locations/us-central2-b/nodes/my-v4"
 
 STEPS = """
 import time
-import agent
-mon = agent.init()
+import tpuwatch
+mon = tpuwatch.init()
 for i in range({n}):
     with mon.step():
         time.sleep({sleep})
@@ -90,8 +90,8 @@ def test_a_preempted_node_is_an_event_and_names_the_cause_when_the_job_dies(
     release = tmp_path / "release"
     script = f"""
 import os, sys, time
-import agent
-mon = agent.init()
+import tpuwatch
+mon = tpuwatch.init()
 while not os.path.exists({str(release)!r}):
     with mon.step():
         time.sleep(0.02)
@@ -201,8 +201,8 @@ def test_a_stalled_process_has_its_stacks_taken_once(live_server, sessions, spoo
     token = make_token(sessions)
     script = """
 import time
-import agent
-mon = agent.init()
+import tpuwatch
+mon = tpuwatch.init()
 for i in range(30):
     with mon.step():
         time.sleep(0.002)

@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from agent.monitor import Monitor
-from agent.sources import identity
-from agent.sources.node_state import NodeStateSource
-from agent.sources.tpu_metrics import SourceError, TpuMetricsSource
 from tests.agent.fakes import MetadataServer, MetricService, TpuApi, closed_port
+from tpuwatch.monitor import Monitor
+from tpuwatch.sources import identity
+from tpuwatch.sources.node_state import NodeStateSource
+from tpuwatch.sources.tpu_metrics import SourceError, TpuMetricsSource
 
 NODE = "projects/proj-1/locations/us-central2-b/nodes/my-v4"
 
@@ -164,7 +164,7 @@ def test_node_state_unhealthy_health_is_a_likely_cause(mon):
 
 @pytest.mark.parametrize("mode", ["refused", "slow", "garbage", "missing"])
 def test_node_state_failures_say_one_line_and_record_nothing(mon, capfd, mode):
-    from agent import log
+    from tpuwatch import log
 
     log._said.discard("node-state")
     if mode == "refused":

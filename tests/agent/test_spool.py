@@ -1,6 +1,6 @@
 import os
 
-from agent.spool import HEADER, Spool, SpoolWriter, read_records
+from tpuwatch.spool import HEADER, Spool, SpoolWriter, read_records
 
 
 def _write(directory, payloads, stream="s1"):

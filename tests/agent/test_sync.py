@@ -4,9 +4,9 @@ import shutil
 import subprocess
 import sys
 
-from agent.monitor import Monitor
 from tests.conftest import make_token, start_server
 from tests.helpers import api, jobs
+from tpuwatch.monitor import Monitor
 
 
 def _sync(url, token):
@@ -14,7 +14,7 @@ def _sync(url, token):
         [
             sys.executable,
             "-m",
-            "app.cli",
+            "tpuwatch.cli",
             "agent",
             "sync",
             "--server",
@@ -66,7 +66,7 @@ def test_sync_says_so_when_the_server_is_still_down(spool_dir):
         pass
     mon.close(timeout=0.5)
     proc = subprocess.run(
-        [sys.executable, "-m", "app.cli", "agent", "sync", "--timeout", "1"],
+        [sys.executable, "-m", "tpuwatch.cli", "agent", "sync", "--timeout", "1"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -1,4 +1,4 @@
-from agent.tracebacks import TracebackAssembler
+from tpuwatch.tracebacks import TracebackAssembler
 
 
 def _feed(text: str):

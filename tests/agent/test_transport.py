@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import time
 
-from agent.transport import HttpTransport
 from tests.conftest import make_token, start_server
 from tests.helpers import api, jobs
 from tests.reliability.spooling import make_batch
+from tpuwatch.transport import HttpTransport
 
 
 def _body(seq: int) -> bytes:

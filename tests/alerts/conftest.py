@@ -38,7 +38,7 @@ def fast(settings, webhook_url: str = "", **extra):
 
 
 class SteppingJob:
-    """A training loop on a thread, recorded by a real ``agent.Monitor`` sending to a server.
+    """A training loop on a thread, recorded by a real ``tpuwatch.Monitor`` sending to a server.
 
     ``hang()`` stops stepping while heartbeats go on (as a hung process under the sidecar);
     ``resume()`` starts again."""
@@ -46,7 +46,7 @@ class SteppingJob:
     def __init__(
         self, server: str, token: str, job: str, spool, every: float = 0.1, run_id: str | None = None
     ):
-        from agent.monitor import Monitor
+        from tpuwatch.monitor import Monitor
 
         self.mon = Monitor(
             job, server=server, token=token, spool_dir=spool, send=True, flush_interval=0.1, run_id=run_id

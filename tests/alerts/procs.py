@@ -23,7 +23,7 @@ def server_process(db_url: str, data_dir: Path, env: dict):
     cmd = [
         sys.executable,
         "-m",
-        "app.cli",
+        "tpuwatch.cli",
         "server",
         "--port",
         str(port),

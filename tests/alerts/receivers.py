@@ -13,13 +13,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class WebhookReceiver:
-    """Records every JSON body POSTed to it. ``fail_next`` answers that many requests with 500."""
+    """Records every JSON body POSTed to it. ``fail_next`` answers that many requests with 500;
+    ``redirect`` (status, location) answers every request with that redirect. ``host`` is the
+    loopback address to listen on ("127.0.0.1" or "::1")."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.bodies: list[dict] = []
         self.times: list[float] = []
         self.fail_next = 0
         self.status = 200  # what every request gets once fail_next is used up
+        self.redirect: tuple[int, str] | None = None
+        self.requests = 0  # every request that reached this receiver, whatever it was answered
         self.lock = threading.Lock()
         receiver = self
 
@@ -27,6 +31,13 @@ class WebhookReceiver:
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 with receiver.lock:
+                    receiver.requests += 1
+                    if receiver.redirect is not None:
+                        self.send_response(receiver.redirect[0])
+                        self.send_header("Location", receiver.redirect[1])
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
                     if receiver.fail_next > 0:
                         receiver.fail_next -= 1
                         self.send_response(500)
@@ -46,8 +57,12 @@ class WebhookReceiver:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        class Server(ThreadingHTTPServer):
+            address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+
+        self.server = Server((host, 0), Handler)
+        shown = f"[{host}]" if ":" in host else host
+        self.url = f"http://{shown}:{self.server.server_address[1]}/hook"
         self.thread = threading.Thread(
             target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )

@@ -8,12 +8,12 @@ import time
 
 import pytest
 
-from app.alerts.evaluator import Evaluator
-from app.db import transaction
 from tests.alerts.conftest import fast
 from tests.alerts.test_evaluator import _job
 from tests.conftest import make_token, start_server
 from tests.helpers import api
+from tpuwatch.server.alerts.evaluator import Evaluator
+from tpuwatch.server.db import transaction
 
 
 @pytest.fixture
@@ -122,7 +122,7 @@ def test_the_cli_adds_lists_and_removes_channels(tmp_path, sqlite_template):
     db = ["--db", f"sqlite:///{tmp_path / 'cli.db'}"]
 
     def cli(*args):
-        cmd = [sys.executable, "-m", "app.cli", "alerts", "channel", *args, *db]
+        cmd = [sys.executable, "-m", "tpuwatch.cli", "alerts", "channel", *args, *db]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
 
     add = cli("add", "--project", "vision", "--email", "oncall@example.com")

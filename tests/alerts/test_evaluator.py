@@ -7,13 +7,12 @@ import time
 
 from sqlalchemy import select, update
 
-from app.alerts.delivery import claim, deliver_due
-from app.alerts.evaluator import Evaluator
-from app.alerts.models import Alert, AlertDelivery
-from app.db import transaction
-from app.models import Job
-from app.tokens.service import get_or_create_project
 from tests.alerts.conftest import fast
+from tpuwatch.server.alerts.delivery import claim, deliver_due
+from tpuwatch.server.alerts.evaluator import Evaluator
+from tpuwatch.server.db import transaction
+from tpuwatch.server.models import Alert, AlertDelivery, Job
+from tpuwatch.server.tokens.service import get_or_create_project
 
 
 def _job(sessions, name="bert", last_step_ago=60.0) -> int:
@@ -154,7 +153,7 @@ def _add(sessions, *rows):
 
 
 def test_hang_lines_and_device_idle_from_the_database_go_into_the_alert(settings, sessions, webhook):
-    from app.models import Event, Metric
+    from tpuwatch.server.models import Event, Metric
 
     job_id = _job(sessions, last_step_ago=3.0)
     now = time.time()
@@ -175,7 +174,7 @@ def test_hang_lines_and_device_idle_from_the_database_go_into_the_alert(settings
 
 
 def test_an_open_checkpoint_phase_holds_the_alert_and_a_preemption_raises_one(settings, sessions, webhook):
-    from app.models import Event
+    from tpuwatch.server.models import Event
 
     job_id = _job(sessions, last_step_ago=60.0)
     now = time.time()

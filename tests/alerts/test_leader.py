@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.alerts.leader import Leadership
+from tpuwatch.server.alerts.leader import Leadership
 
 
 def test_only_one_process_leads_and_another_takes_over_when_it_lets_go(database_url):

@@ -16,7 +16,7 @@ from tests.helpers import api, wait_for_job, wait_until
 def sidecar(server, token, job, script, tmp_path):
     path = tmp_path / f"{job}.py"
     path.write_text(textwrap.dedent(script))
-    cmd = [sys.executable, "-m", "app.cli", "agent", "run", "--server", server, "--token", token]
+    cmd = [sys.executable, "-m", "tpuwatch.cli", "agent", "run", "--server", server, "--token", token]
     cmd += ["--job", job, "--heartbeat", "0.5", "--", sys.executable, str(path)]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -30,9 +30,9 @@ def test_a_sidecar_killed_with_sigkill_yields_a_lost_alert(settings, sessions, w
         token,
         "killed",
         f"""
-        import os, time, agent
+        import os, time, tpuwatch
         open({str(pidfile)!r}, "w").write(str(os.getpid()))
-        mon = agent.init()
+        mon = tpuwatch.init()
         while True:
             with mon.step():
                 time.sleep(0.1)
@@ -79,8 +79,8 @@ def test_a_failing_job_yields_a_failed_alert_with_its_error_card_title(
                 token,
                 "ooms",
                 """
-                import agent
-                mon = agent.init()
+                import tpuwatch
+                mon = tpuwatch.init()
                 for i in range(20):
                     with mon.step():
                         pass

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent.monitor import Monitor
 from tests.conftest import make_token
 from tests.helpers import api, wait_for_job, wait_until
+from tpuwatch.monitor import Monitor
 
 
 def test_a_phase_is_recorded_as_begin_and_end_events(live_server, sessions, tmp_path):

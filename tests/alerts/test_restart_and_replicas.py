@@ -51,7 +51,7 @@ def test_a_restart_while_an_alert_fires_sends_no_duplicate_and_the_resolve_still
 @pytest.fixture
 def pg_settings(request, tmp_path):
     url = request.getfixturevalue("pg_database")
-    from app.settings import Settings
+    from tpuwatch.server.settings import Settings
 
     yield Settings(db=url, data_dir=tmp_path / "data", secret_key="test-secret-key")
     _truncate_all(url)
@@ -60,8 +60,8 @@ def pg_settings(request, tmp_path):
 def test_two_server_processes_on_one_postgresql_send_each_notification_once(pg_settings, webhook, tmp_path):
     """Two real `tpuwatch server` processes, each running the alert loop; the job's agent sends to
     one, the other could evaluate just as well: only the advisory-lock holder sends."""
-    from app.db import make_engine, make_sessionmaker
     from tests.alerts.procs import server_process
+    from tpuwatch.server.db import make_engine, make_sessionmaker
 
     env = {
         "TPUWATCH_ALERT_EVAL_SECONDS": "0.3",

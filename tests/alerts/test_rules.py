@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.alerts.rules import JobFacts, judge, stall_threshold
-from app.settings import Settings
+from tpuwatch.server.alerts.rules import JobFacts, judge, stall_threshold
+from tpuwatch.server.settings import Settings
 
 T0 = 1_700_000_000.0
 DEFAULTS = Settings(db="sqlite://", secret_key="k")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 import time
 
-from app.settings import Settings
 from tests.alerts.conftest import SteppingJob, fast
 from tests.conftest import make_token, start_server
 from tests.helpers import api, wait_for_job, wait_until
+from tpuwatch.server.settings import Settings
 
 
 def _hang_and_resume(server, sessions, webhook, tmp_path, hang_s: float, name: str):
@@ -59,7 +59,7 @@ def test_acceptance_hang_of_45s_with_a_10s_floor_alerts_within_25s(tmp_path, sql
     shutil.copy(sqlite_template, tmp_path / "t.db")
     settings = Settings(db=f"sqlite:///{tmp_path / 't.db'}", data_dir=tmp_path / "data", secret_key="k")
     settings = fast(settings, webhook.url, stall_floor_seconds=10.0, alert_eval_seconds=1.0)
-    from app.db import make_engine, make_sessionmaker
+    from tpuwatch.server.db import make_engine, make_sessionmaker
 
     engine = make_engine(settings.database_url)
     server = start_server(settings)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from app.settings import Settings
 from tests.conftest import start_server
+from tpuwatch.server.settings import Settings
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app.db import make_engine, make_sessionmaker
 from tests.conftest import make_token
 from tests.helpers import api
 from tests.jobs import seed
+from tpuwatch.server.db import make_engine, make_sessionmaker
 
 
 @pytest.fixture

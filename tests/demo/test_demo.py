@@ -21,7 +21,7 @@ def free_port() -> int:
 def test_the_demo_fills_every_page_with_something_to_look_at(tmp_path):
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "demo", "--port", str(port), "--data-dir", str(tmp_path)],
+        [sys.executable, "-m", "tpuwatch.cli", "demo", "--port", str(port), "--data-dir", str(tmp_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

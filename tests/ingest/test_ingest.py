@@ -2,11 +2,14 @@
 
 import gzip
 import json
+import time
 
 import pytest
 
 from tests.conftest import make_token, start_server
 from tests.helpers import api, jobs
+
+T0 = time.time() - 86400  # a day ago: inside the window of times ingest accepts
 
 
 def batch(seq=0, stream="s1", run_id="r1", job="j", steps=3, events=(), host=0, part=""):
@@ -16,7 +19,7 @@ def batch(seq=0, stream="s1", run_id="r1", job="j", steps=3, events=(), host=0, 
         "seq": seq,
         "part": part,
         "run": {"run_id": run_id, "job": job, "host": host, "attrs": {"hostname": "t1v-n-abc-w-0"}},
-        "steps": [[seq * 1000 + i + 1, 1_700_000_000.0 + i, 0.1, 0.01] for i in range(steps)],
+        "steps": [[seq * 1000 + i + 1, T0 + i, 0.1, 0.01] for i in range(steps)],
         "events": list(events),
         "metrics": [],
     }
@@ -140,10 +143,10 @@ def test_a_token_of_project_a_cannot_see_or_write_project_b(live_server, session
 def test_exit_events_settle_the_status(live_server, sessions):
     token = make_token(sessions)
     with api(live_server.url, token) as c:
-        c.post("/api/v1/ingest", json=batch(run_id="ok", events=[[1_700_000_100.0, "exit", "", {"code": 0}]]))
+        c.post("/api/v1/ingest", json=batch(run_id="ok", events=[[T0 + 100, "exit", "", {"code": 0}]]))
         c.post(
             "/api/v1/ingest",
-            json=batch(run_id="bad", stream="s2", events=[[1_700_000_100.0, "exit", "", {"code": 2}]]),
+            json=batch(run_id="bad", stream="s2", events=[[T0 + 100, "exit", "", {"code": 2}]]),
         )
         by_run = {j["run_id"]: j for j in jobs(c)}
     assert by_run["ok"]["status"] == "succeeded"

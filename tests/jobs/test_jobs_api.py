@@ -4,6 +4,8 @@ import time
 from tests.conftest import make_token
 from tests.helpers import api, jobs
 
+T0 = time.time() - 86400  # a day ago: inside the window of times ingest accepts
+
 
 def _post_steps(c, n, run_id="r", host=0, stream="s", spike_at=None):
     rows = []
@@ -79,8 +81,8 @@ def test_jobs_are_newest_first_and_filter_by_status(live_server, sessions):
                     "stream": f"s{i}",
                     "seq": 0,
                     "run": {"run_id": f"r{i}", "job": f"job{i}"},
-                    "events": [[1_700_000_000.0 + i, "start", "", None]]
-                    + ([[1_700_000_001.0 + i, "exit", "", {"code": 1}]] if i == 1 else []),
+                    "events": [[T0 + i, "start", "", None]]
+                    + ([[T0 + 1 + i, "exit", "", {"code": 1}]] if i == 1 else []),
                 },
             )
         names = [j["name"] for j in jobs(c)]

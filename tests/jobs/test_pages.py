@@ -5,11 +5,11 @@ from html import unescape
 
 import httpx
 
-from app.db import transaction
-from app.models import ApiToken
 from tests.conftest import make_token
 from tests.helpers import api
 from tests.jobs import seed
+from tpuwatch.server.db import transaction
+from tpuwatch.server.models import ApiToken
 
 
 def _seeded(live_server, sessions):
@@ -91,7 +91,7 @@ def test_postmortem_export_is_one_self_contained_file(live_server, sessions):
     assert not re.search(r'(src|href)="/', html), "the file must not load anything from the server"
     scripts = re.findall(r"<script>(.*?)</script>", html, re.S)
     assert len(scripts) == 2 and "Plotly" in scripts[0] and "data-figure" in scripts[1]
-    assert html.count('data-figure="') == 2 and "<style>" in html
+    assert html.count('data-figure="') == 3 and "<style>" in html  # last steps, HBM, goodput
     meta = unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1))
     assert meta.count("'sha256-") == 2 and "unsafe-inline" not in meta.split("style-src")[0]
     assert r.headers["content-security-policy"] == meta  # served and saved, the same scripts only
@@ -120,3 +120,18 @@ def test_pages_need_a_session_and_a_viewer_token_logs_in(live_server, sessions):
             for t in s.query(ApiToken).filter(ApiToken.scope == "read"):
                 t.revoked_at = 1.0
         assert c.get("/").status_code == 303  # revoking the token ends the session
+
+
+def test_an_unknown_job_or_address_is_an_html_page_for_a_browser_and_json_for_the_api(live_server, sessions):
+    token = make_token(sessions)
+    browser = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    with api(live_server.url, token) as c:
+        page = c.get("/jobs/987654", headers=browser)
+        nowhere = c.get("/no/such/page", headers=browser)
+        twin = c.get("/jobs/987654", params={"format": "json"}, headers=browser)
+        from_api = c.get("/api/v1/jobs/987654", headers=browser)
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+    assert "no job 987654 in this project" in page.text and "<html" in page.text
+    assert nowhere.status_code == 404 and "There is no page at this address." in nowhere.text
+    assert twin.status_code == 404 and twin.json() == {"detail": "no job 987654 in this project"}
+    assert from_api.status_code == 404 and from_api.json() == {"detail": "no job 987654 in this project"}

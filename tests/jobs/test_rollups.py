@@ -6,16 +6,17 @@ import time
 import pytest
 from sqlalchemy import event, func, select
 
-from app.db import transaction
-from app.ingest.schemas import Batch
-from app.ingest.service import ingest
-from app.jobs import rollups
-from app.jobs.models import LEVEL_WIDTHS, StepRollup
-from app.jobs.overview import overview
-from app.jobs.series import step_series
-from app.models import Job, Step
-from app.tokens.service import authenticate
 from tests.conftest import make_token
+from tpuwatch.server.dashboard.overview import overview
+from tpuwatch.server.db import transaction
+from tpuwatch.server.ingest.schemas import Batch
+from tpuwatch.server.ingest.service import ingest
+from tpuwatch.server.models import LEVEL_WIDTHS, Job, Step, StepRollup
+from tpuwatch.server.series import rollups
+from tpuwatch.server.series.service import step_series
+from tpuwatch.server.tokens.service import authenticate
+
+T0 = time.time() - 86400  # UNIX seconds the ingest schema accepts
 
 
 def _store(sessions, principal, run_id, host, rows, seq, job="long"):
@@ -41,7 +42,7 @@ def _rollup_rows(session, job_id):
 def test_rollups_merged_from_shuffled_batches_equal_a_rebuild_from_raw_steps(sessions):
     principal = _principal(sessions)
     rng = random.Random(7)
-    rows = [[i, 1000.0 + i, rng.uniform(0.05, 0.5), rng.uniform(0, 0.02)] for i in range(1, 5001)]
+    rows = [[i, T0 + i, rng.uniform(0.05, 0.5), rng.uniform(0, 0.02)] for i in range(1, 5001)]
     chunks = [rows[k : k + 700] for k in range(0, len(rows), 700)]
     order = list(range(len(chunks)))
     rng.shuffle(order)  # batches split buckets and arrive out of order
@@ -65,7 +66,7 @@ def test_rollups_merged_from_shuffled_batches_equal_a_rebuild_from_raw_steps(ses
 def test_a_wide_view_reads_rollups_and_keeps_each_hosts_spike(sessions):
     principal = _principal(sessions)
     for host in range(2):
-        rows = [[i, 1000.0 + i, 9.0 if i == 30_001 + host else 0.1, 0.0] for i in range(1, 60_001)]
+        rows = [[i, T0 + i, 9.0 if i == 30_001 + host else 0.1, 0.0] for i in range(1, 60_001)]
         for k in range(0, len(rows), 20_000):
             job_id = _store(sessions, principal, "wide", host, rows[k : k + 20_000], k)
     with transaction(sessions) as s:
@@ -113,7 +114,7 @@ def test_prune_refuses_a_negative_age(sessions):
 def test_overview_of_many_jobs_takes_a_fixed_number_of_queries(sessions, settings):
     principal = _principal(sessions)
     for j in range(40):
-        rows = [[i, 1000.0 + i, 0.1 + j / 100, 0.01] for i in range(1, 20 * (j + 1))]
+        rows = [[i, T0 + i, 0.1 + j / 100, 0.01] for i in range(1, 20 * (j + 1))]
         _store(sessions, principal, f"job{j}", 0, rows, 0, job=f"job{j}")
     statements = []
     with transaction(sessions) as s:

@@ -10,9 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import uvicorn
 
-from app.main import create_app
-from app.settings import Settings
 from tests.conftest import LiveServer
+from tpuwatch.server.main import create_app
+from tpuwatch.server.settings import Settings
 
 
 class ScriptedServer:

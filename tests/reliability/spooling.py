@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
-from agent.spool import SpoolWriter
+from tpuwatch.spool import SpoolWriter
+
+T0 = time.time() - 86400  # a day ago: inside the window of times ingest accepts
 
 
 def make_batch(stream: str, seq: int, run_id: str, job: str, steps: int, first_step: int) -> dict:
@@ -14,7 +17,7 @@ def make_batch(stream: str, seq: int, run_id: str, job: str, steps: int, first_s
         "stream": stream,
         "seq": seq,
         "run": {"run_id": run_id, "job": job, "host": 0},
-        "steps": [[first_step + i, 1_700_000_000.0 + first_step + i, 0.01, 0.001] for i in range(steps)],
+        "steps": [[first_step + i, T0 + first_step + i, 0.01, 0.001] for i in range(steps)],
         "events": [],
         "metrics": [],
     }

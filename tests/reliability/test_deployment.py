@@ -16,10 +16,16 @@ import pytest
 import yaml
 from sqlalchemy.engine import make_url
 
-from app.cli import build_parser
-from app.settings import REPO_ROOT
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
 from tests.helpers import wait_until
 from tests.reliability.fakes import free_port
+from tpuwatch.cli import build_parser
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -39,18 +45,25 @@ def _dockerfile() -> list[tuple[str, str]]:
     return out
 
 
-def test_the_image_is_python_slim_installs_the_server_extra_and_runs_as_a_user():
+def test_the_image_builds_the_wheel_and_installs_it_not_editable_running_as_a_user():
     steps = _dockerfile()
-    assert steps[0] == ("FROM", "python:3.11-slim")
-    runs = " ".join(arg for word, arg in steps if word == "RUN")
-    assert "pip install -e '.[server]'" in runs
+    assert ("FROM", "python:3.11-slim AS build") in steps and steps.count(("FROM", "python:3.11-slim")) == 1
+    runs = [arg for word, arg in steps if word == "RUN"]
+    assert any(arg.startswith("pip wheel") for arg in runs)
+    install = next(arg for arg in runs if arg.startswith("pip install"))
+    assert "/wheels/tpuwatch-*.whl)[server]" in install and " -e " not in install
     users = [arg for word, arg in steps if word == "USER"]
     assert users and users[-1] not in ("root", "0")
-    copied = {shlex.split(arg)[-2] for word, arg in steps if word == "COPY"}
-    # Everything the server reads from next to app/ at run time is in the image.
-    for needed in ("app", "agent", "migrations", "alembic.ini", "templates", "static", "pyproject.toml"):
-        assert needed in copied or any(needed in arg for word, arg in steps if word == "COPY"), needed
-        assert (REPO_ROOT / needed).exists()
+    # The build stage copies every folder the wheel maps (pyproject's package-dir) and nothing else.
+    copied = {shlex.split(arg)[0] for word, arg in steps if word == "COPY" and not arg.startswith("--from")}
+    mapped = set(
+        tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+            "package-dir"
+        ].values()
+    )
+    assert mapped <= copied
+    for source in copied:
+        assert (REPO_ROOT / source).exists(), source
 
 
 def test_the_image_command_is_a_valid_server_command_listening_on_all_addresses():
@@ -117,7 +130,7 @@ def test_the_compose_server_command_starts_its_workers_and_serves(compose, datab
     workers = int(command[command.index("--workers") + 1])
     assert workers >= 2
     port = free_port()
-    argv = [sys.executable, "-m", "app.cli", *command[1:]]
+    argv = [sys.executable, "-m", "tpuwatch.cli", *command[1:]]
     argv[argv.index("--port") + 1] = str(port)
     argv[argv.index("--host") + 1] = "127.0.0.1"  # the test listens on loopback only
     env = {

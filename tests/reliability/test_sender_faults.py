@@ -9,13 +9,13 @@ import statistics
 
 import pytest
 
-from agent.sender import Backoff, Sender
-from agent.spool import Spool
-from agent.transport import HttpTransport
 from tests.conftest import make_token, start_server
 from tests.helpers import api, jobs
 from tests.reliability.fakes import ScriptedServer
 from tests.reliability.spooling import fill_spool
+from tpuwatch.sender import Backoff, Sender
+from tpuwatch.spool import Spool
+from tpuwatch.transport import HttpTransport
 
 
 def _deliver_until_done(sender: Sender, attempts: int = 50) -> int:

@@ -14,16 +14,16 @@ import time
 import httpx
 from sqlalchemy import func, select
 
-from agent.monitor import Monitor
-from agent.sender import Backoff, Sender
-from agent.spool import Spool
-from agent.transport import HttpTransport
-from app.db import transaction
-from app.models import IngestBatch, Step
 from tests.conftest import make_token
 from tests.helpers import api, jobs, wait_until
 from tests.reliability.fakes import CuttingProxy, free_port, start_server_on
 from tests.reliability.spooling import fill_spool, make_batch
+from tpuwatch.monitor import Monitor
+from tpuwatch.sender import Backoff, Sender
+from tpuwatch.server.db import transaction
+from tpuwatch.server.models import IngestBatch, Step
+from tpuwatch.spool import Spool
+from tpuwatch.transport import HttpTransport
 
 
 def _counts(sessions) -> tuple[int, int]:
@@ -52,7 +52,7 @@ def test_a_batch_whose_answer_is_cut_off_is_stored_exactly_once_after_the_retry(
 
 def _start_server_process(url: str, port: int, data_dir) -> subprocess.Popen:
     env = {**os.environ, "TPUWATCH_DATA_DIR": str(data_dir), "TPUWATCH_SECRET_KEY": "k"}
-    cmd = [sys.executable, "-m", "app.cli", "server", "--port", str(port), "--db", url]
+    cmd = [sys.executable, "-m", "tpuwatch.cli", "server", "--port", str(port), "--db", url]
     log = data_dir.parent / f"server-{port}.log"
     with open(log, "ab") as fh:  # the child keeps its own copy of the descriptor
         proc = subprocess.Popen([*cmd, "--log-level", "warning"], env=env, stdout=fh, stderr=fh)
@@ -113,7 +113,7 @@ def test_a_server_killed_while_storing_a_large_batch_keeps_all_of_it_or_none(
 
     fill_spool(tmp_path / "spool", batches=0, steps=0)
     spool_file = tmp_path / "spool"
-    from agent.spool import SpoolWriter
+    from tpuwatch.spool import SpoolWriter
 
     w = SpoolWriter(spool_file, "big")
     w.append(body, 50_000)

@@ -11,18 +11,18 @@ import textwrap
 
 from sqlalchemy import func, select
 
-from app.db import transaction
-from app.models import Step
 from tests.conftest import make_token
 from tests.helpers import wait_until
+from tpuwatch.server.db import transaction
+from tpuwatch.server.models import Step
 
 STEPS = 20_000
 
 CHILD = """
 import os, sys, time
-import agent
+import tpuwatch
 
-mon = agent.init()
+mon = tpuwatch.init()
 for i in range({steps}):
     with mon.step():
         pass
@@ -42,7 +42,17 @@ def test_sigkill_of_the_sidecar_loses_nothing_that_was_spooled(live_server, sess
     token = make_token(sessions)
     script, marker = tmp_path / "train.py", tmp_path / "child.pid"
     script.write_text(textwrap.dedent(CHILD.format(steps=STEPS)))
-    cmd = [sys.executable, "-m", "app.cli", "agent", "run", "--server", live_server.url, "--token", token]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tpuwatch.cli",
+        "agent",
+        "run",
+        "--server",
+        live_server.url,
+        "--token",
+        token,
+    ]
     with open(tmp_path / "sidecar.log", "wb") as log:
         sidecar = subprocess.Popen(
             [*cmd, "--job", "killed", "--", sys.executable, str(script), str(marker)], stdout=log, stderr=log
@@ -61,7 +71,7 @@ def test_sigkill_of_the_sidecar_loses_nothing_that_was_spooled(live_server, sess
         [
             sys.executable,
             "-m",
-            "app.cli",
+            "tpuwatch.cli",
             "agent",
             "sync",
             "--server",

@@ -8,14 +8,14 @@ import os
 
 from sqlalchemy import select
 
-from agent.sender import Sender
-from agent.spool import HEADER, Spool, SpoolWriter
-from agent.transport import HttpTransport
-from app.db import transaction
-from app.models import Step
 from tests.conftest import make_token
 from tests.helpers import api, jobs
 from tests.reliability.spooling import fill_spool, make_batch
+from tpuwatch.sender import Sender
+from tpuwatch.server.db import transaction
+from tpuwatch.server.models import Step
+from tpuwatch.spool import HEADER, Spool, SpoolWriter
+from tpuwatch.transport import HttpTransport
 
 
 def _deliver(spool_dir, url, token, max_spool_bytes=1 << 30) -> Sender:
@@ -53,7 +53,10 @@ def test_a_full_spool_drops_the_oldest_segments_counts_them_and_tells_the_server
     assert _stored_steps(sessions) == list(range(301, 501))  # the newest two batches survived
     with api(live_server.url, token) as c:
         [notice] = _events(c, "spool_dropped")
+        [job] = jobs(c)
+        detail = c.get(f"/api/v1/jobs/{job['id']}").json()
     assert notice["data"]["events"] == 300 and "300" in notice["message"]
+    assert detail["dropped_events"] == 300  # counted where /metrics reads it
 
 
 def test_a_torn_tail_left_by_a_killed_writer_is_cut_counted_and_reported(live_server, sessions, tmp_path):
@@ -102,7 +105,7 @@ def test_a_corrupt_record_in_a_closed_segment_is_cut_and_the_segment_does_not_st
 def test_a_reader_never_takes_a_segment_whose_writer_is_still_opening_it(tmp_path, monkeypatch):
     """A sender looking at the folder between the writer creating a segment and locking it must not
     recover it as a dead writer's: the writer would go on appending to a file already taken."""
-    import agent.spool as spool_module
+    import tpuwatch.spool as spool_module
 
     real_flock = spool_module.fcntl.flock
     looked = []

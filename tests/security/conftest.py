@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import pytest
 
 from tests.conftest import make_token
 from tests.helpers import api
+from tpuwatch.wire import MetricName
+
+T0 = time.time() - 86400  # a day ago: inside the window of times ingest accepts
 
 
 def batch(run_id: str, job: str, error: str, seq: int = 0, steps: int = 5) -> dict:
@@ -16,11 +20,11 @@ def batch(run_id: str, job: str, error: str, seq: int = 0, steps: int = 5) -> di
         "stream": f"stream-{run_id}",
         "seq": seq,
         "run": {"run_id": run_id, "job": job, "host": 0, "attrs": {"hostname": f"host-{job}"}},
-        "steps": [[i + 1, 1_700_000_000.0 + i, 0.2, 0.05] for i in range(steps)],
-        "events": [[1_700_000_010.0, "error", error, {"source": "traceback"}]],
+        "steps": [[i + 1, T0 + i, 0.2, 0.05] for i in range(steps)],
+        "events": [[T0 + 10, "error", error, {"source": "traceback"}]],
         "metrics": [
-            [1_700_000_010.0, "hbm.used_bytes", 0, 12e9],
-            [1_700_000_010.0, "hbm.total_bytes", 0, 16e9],
+            [T0 + 10, MetricName.HBM_USED, 0, 12e9],
+            [T0 + 10, MetricName.HBM_TOTAL, 0, 16e9],
         ],
     }
 
@@ -52,7 +56,8 @@ def _project(url: str, sessions, name: str) -> Project:
         assert r.status_code == 200, r.text
         job_id = r.json()["job_id"]
         channel = c.post(
-            "/api/v1/alerts/channels", json={"kind": "webhook", "target": f"http://127.0.0.1:9/{secret}"}
+            "/api/v1/alerts/channels",
+            json={"kind": "webhook", "target": f"https://hooks.example.invalid/{secret}"},
         )
         assert channel.status_code == 201, channel.text
     return Project(
@@ -64,9 +69,8 @@ def _alert(sessions, job_id: int, secret: str) -> int:
     """An open alert on the job, as the evaluator would raise it."""
     import time
 
-    from app.alerts.models import Alert
-    from app.db import transaction
-    from app.models import Job
+    from tpuwatch.server.db import transaction
+    from tpuwatch.server.models import Alert, Job
 
     with transaction(sessions) as s:
         job = s.get(Job, job_id)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.security.headers import CSP
 from tests.helpers import api
+from tpuwatch.server.security.headers import CSP
 
 EXPECTED_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "

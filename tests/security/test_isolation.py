@@ -10,8 +10,8 @@ import re
 
 from fastapi.routing import APIRoute
 
-from app.main import create_app
 from tests.helpers import api
+from tpuwatch.server.main import create_app
 
 # Routes that hold no project data at all (assets, liveness, the login form itself).
 PUBLIC = {

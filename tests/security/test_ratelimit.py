@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from app.security.ratelimit import TokenBucket
 from tests.conftest import make_token, start_server
 from tests.helpers import api
+from tpuwatch.server.security.ratelimit import TokenBucket
 
 
 def test_bucket_allows_a_burst_then_refills_at_the_rate():

@@ -6,12 +6,12 @@ import hashlib
 
 from sqlalchemy import select
 
-from app.db import transaction
-from app.models import ApiToken
-from app.tokens import service as tokens
 from tests.conftest import make_token
 from tests.helpers import api
 from tests.security.conftest import batch
+from tpuwatch.server.db import transaction
+from tpuwatch.server.models import ApiToken
+from tpuwatch.server.tokens import service as tokens
 
 READ_PATHS = [
     "/api/v1/jobs",
@@ -82,3 +82,25 @@ def test_a_revoked_or_unknown_token_is_refused(live_server, sessions):
         with api(live_server.url, t) as c:
             assert c.get("/api/v1/jobs").status_code == 401
             assert c.post("/api/v1/ingest", json=batch("r", "j", "e")).status_code == 401
+
+
+def test_a_read_only_token_may_acknowledge_and_silence_briefly_but_not_for_a_month(
+    live_server, sessions, two_projects
+):
+    """Acknowledging is what an on-call person with a viewer login does; silencing for weeks is a
+    decision about the project's alerting, as rerouting them is: that takes a project token."""
+    a = two_projects.a
+    viewer = make_token(sessions, a.name, scope="read")
+    month = 30 * 86400
+    with api(live_server.url, viewer) as c:
+        assert c.post(f"/api/v1/alerts/{a.alert_id}/ack").status_code == 200
+        assert c.post(f"/api/v1/alerts/{a.alert_id}/silence", json={"seconds": 3600}).status_code == 200
+        refused = c.post(f"/api/v1/alerts/{a.alert_id}/silence", json={"seconds": month})
+        assert refused.status_code == 403, refused.text
+        assert "project token" in refused.json()["detail"] and "4 h" in refused.json()["detail"]
+        page = c.get("/alerts").text  # the page offers a viewer only what it may do
+        assert '<option value="14400">' in page and '<option value="86400">' not in page
+    with api(live_server.url, a.token) as c:
+        r = c.post(f"/api/v1/alerts/{a.alert_id}/silence", json={"seconds": month})
+        assert r.status_code == 200 and r.json()["state"] == "silenced"
+        assert '<option value="604800">' in c.get("/alerts").text

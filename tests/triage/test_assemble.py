@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.triage.assemble import Assembler, is_user_file, strip_prefix
+from tpuwatch.server.triage.assemble import Assembler, is_user_file, strip_prefix
 
 
 def _feed(text: str) -> Assembler:

@@ -8,7 +8,7 @@ import sys
 
 from . import logs
 
-CMD = [sys.executable, "-m", "app.cli", "triage"]
+CMD = [sys.executable, "-m", "tpuwatch.cli", "triage"]
 
 
 def _run(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -104,6 +104,6 @@ def test_large_log_streams_with_no_progress_when_stderr_is_not_a_terminal(tmp_pa
 
 def test_help_lists_triage():
     proc = subprocess.run(
-        [sys.executable, "-m", "app.cli", "--help"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "tpuwatch.cli", "--help"], capture_output=True, text=True, timeout=60
     )
     assert "triage" in proc.stdout

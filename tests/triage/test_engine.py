@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.triage.engine import SCAN_KEYS, Classifier, classify_text
-from app.triage.knowledge import CATEGORIES
+from tpuwatch.server.triage.engine import Classifier, classify_text
+from tpuwatch.server.triage.knowledge import CATEGORIES
+from tpuwatch.server.triage.scan import SCAN_KEYS
 
 from . import logs
 
@@ -250,3 +251,36 @@ def test_resource_exhausted_that_is_not_memory_is_not_an_oom():
         'details = "Received message larger than max (8388700 vs. 4194304)"\n'
     )
     assert [c.category for c in classify_text(grpc_limit)] == []
+
+
+def test_tpuwatch_own_lines_are_never_evidence():
+    own = "tpuwatch: metrics endpoint localhost:8431 unavailable (connection refused), will retry\n"
+    assert classify_text(own * 3) == []
+    cards = classify_text(own + logs.OOM_JAX + own)
+    assert cards[0].category == "oom"
+    assert all("tpuwatch:" not in card.evidence for card in cards)
+
+
+def test_tpu_held_by_another_process_is_a_busy_tpu():
+    text = (
+        "RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process "
+        "with pid 31337. Not attempting to load libtpu.so in this process.\n"
+    )
+    card = classify_text(text)[0]
+    assert (card.category, card.subtype) == ("connection_loss", "tpu_busy")
+    assert "lsof" in card.fixes[0]
+
+
+def test_halted_core_is_a_lost_tpu_that_needs_a_restart():
+    text = (
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Core halted unexpectedly: INTERNAL: Accelerator "
+        "device halted prematurely, perhaps due to an on-device check-failure. Node 0 halted unexpectedly "
+        "at tag:pc TensorCoreSequencer:1:0x2b1 (from TensorCoreSequencer:1:0x3f0)\n"
+    )
+    card = classify_text(text)[0]
+    assert (card.category, card.subtype) == ("connection_loss", "tpu_halted")
+
+
+def test_cards_list_the_signals_that_led_to_them():
+    card = classify_text(logs.OOM_JAX)[0]
+    assert card.facts["signals"] and any("signature" in s for s in card.facts["signals"])

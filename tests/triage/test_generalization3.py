@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import primary_category
+from tpuwatch.server.triage.engine import classify_text
 
 
 @pytest.mark.parametrize(
@@ -53,10 +54,6 @@ def test_new_rules(text: str, expected: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        # A scheme other than [local] missing (a Windows build without GCS) is not a checkpoint
-        # problem even when the bucket's name contains "checkpoints".
-        "UnimplementedError: File system scheme 'gs' not implemented (file: "
-        "'gs://my-model-checkpoints/run7/encoder')\n",
         # Ordinary progress output that happens to contain the words.
         "Epoch 2/9\n120/120 [====] - 4s 31ms/step - loss: 0.4312 - nan_count: 0\n",
         "INFO: value out of range for display, clipping to 255\n",
@@ -69,6 +66,17 @@ def test_near_misses_stay_unknown(text: str) -> None:
 def test_checkpoint_error_still_named() -> None:
     text = "OSError: Failed to write checkpoint to gs://bucket-a/ckpt/step_100: quota exceeded\n"
     assert primary_category(text) == "checkpoint"
+
+
+def test_missing_scheme_is_a_file_system_problem_not_a_checkpoint() -> None:
+    # A build without GCS support: the storage scheme is the problem, even when the bucket's name
+    # contains "checkpoints".
+    text = (
+        "UnimplementedError: File system scheme 'gs' not implemented (file: "
+        "'gs://my-model-checkpoints/run7/encoder')\n"
+    )
+    card = classify_text(text)[0]
+    assert (card.category, card.subtype) == ("local_filesystem", "scheme")
 
 
 def test_local_scheme_still_local_filesystem() -> None:

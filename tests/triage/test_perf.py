@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.triage.perf import JobMetrics, perf_cards
+from tpuwatch.server.triage.perf import JobMetrics, perf_cards
 
 
 def _subtypes(cards):

@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from app.triage.engine import classify_text
+from tpuwatch.server.triage.engine import classify_text
 
 HAS_TF = importlib.util.find_spec("tensorflow") is not None
 HAS_JAX = importlib.util.find_spec("jax") is not None
@@ -122,32 +122,77 @@ SCENARIOS = {
     """),
     ),
 }
+# What an engineer hits in the first week: name -> (needs, category, subtype, what the evidence says).
+FIRST_WEEK = {
+    "jax_dot_general_mismatch": (
+        "jax",
+        "compile_error",
+        "shape_mismatch",
+        "dot_general requires contracting dimensions",
+        """
+        import jax, jax.numpy as jnp
+        jax.jit(lambda x, w: x @ w)(jnp.ones((8, 128)), jnp.ones((256, 64)))
+    """,
+    ),
+    "keras_reshape_on_first_step": (
+        "tensorflow",
+        "compile_error",
+        "shape_mismatch",
+        "reshape a tensor with 1024 elements",
+        """
+        import keras, numpy as np
+        inputs = keras.Input((16,))
+        x = keras.layers.Lambda(lambda t: keras.ops.reshape(t, (8, 64)))(inputs)
+        model = keras.Model(inputs, keras.layers.Dense(1)(x))
+        model.compile("sgd", "mse")
+        model.fit(np.zeros((64, 16), "float32"), np.zeros((64, 1), "float32"), batch_size=64, verbose=0)
+    """,
+    ),
+    "keras_reshape_on_last_partial_batch": (
+        "tensorflow",
+        "dynamic_shape",
+        "partial_batch",
+        "Input to reshape is a tensor with",
+        """
+        import keras, numpy as np
+        inputs = keras.Input((16,), batch_size=32)
+        x = keras.layers.Lambda(lambda t: keras.ops.reshape(t, (1, 512)))(inputs)
+        model = keras.Model(inputs, keras.layers.Dense(32)(x))
+        model.compile("sgd", "mse")
+        model.fit(np.zeros((100, 16), "float32"), np.zeros((100, 32), "float32"), batch_size=32)
+    """,
+    ),
+}
 _AVAILABLE = {"tensorflow": HAS_TF, "jax": HAS_JAX, "grpc": HAS_GRPC}
+_PROGRAMS = {name: (needs, program) for name, (needs, _, program) in SCENARIOS.items()} | {
+    name: (needs, program) for name, (needs, *_, program) in FIRST_WEEK.items()
+}
 
 
 @pytest.fixture(scope="module")
 def outputs() -> dict[str, str]:
     """Start every runnable scenario at once; return each one's stderr."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="1", JAX_PLATFORMS="cpu", CUDA_VISIBLE_DEVICES="")
+    # The first-week scenarios are read as a terminal shows them (Keras' progress on stdout too).
     procs = {
         name: subprocess.Popen(
             [sys.executable, "-c", textwrap.dedent(program)],
             env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stdout=subprocess.PIPE if name in FIRST_WEEK else subprocess.DEVNULL,
+            stderr=subprocess.STDOUT if name in FIRST_WEEK else subprocess.PIPE,
             text=True,
         )
-        for name, (needs, _, program) in SCENARIOS.items()
+        for name, (needs, program) in _PROGRAMS.items()
         if _AVAILABLE[needs]
     }
     out = {}
     for name, proc in procs.items():
         try:
-            _, err = proc.communicate(timeout=240)
+            printed, err = proc.communicate(timeout=240)
         except subprocess.TimeoutExpired:
             proc.kill()
-            _, err = proc.communicate()
-        out[name] = err
+            printed, err = proc.communicate()
+        out[name] = err if err is not None else printed
     return out
 
 
@@ -180,3 +225,17 @@ def test_real_unsupported_op_names_the_op(outputs):
         pytest.skip("tensorflow is not importable in this environment (CI installs it)")
     card = classify_text(outputs["tf_unsupported_op"])[0]
     assert card.facts["op"] == "AsString"
+
+
+@pytest.mark.parametrize("name", list(FIRST_WEEK))
+def test_first_week_error_gets_a_card_quoting_what_happened(name, outputs):
+    needs, category, subtype, said, _ = FIRST_WEEK[name]
+    if not _AVAILABLE[needs]:
+        pytest.skip(f"{needs} is not importable in this environment (CI installs it)")
+    stderr = outputs[name]
+    cards = classify_text(stderr)
+    assert cards, f"no card for {name}:\n{stderr[-2000:]}"
+    card = cards[0]
+    assert (card.category, card.subtype) == (category, subtype), f"{card.to_dict()}\n{stderr[-2000:]}"
+    assert said in card.evidence
+    assert card.evidence in stderr.splitlines()[card.line - 1]

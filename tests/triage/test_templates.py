@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.triage.templates import UnknownGrouper, error_line, template_for
+from tpuwatch.server.triage.templates import UnknownGrouper, error_line, template_for
 
 from . import logs
 

@@ -1,6 +1,6 @@
 """The triage knowledge base: every category with its signatures, explanation and fixes.
 
->>> from app.triage.knowledge import CATEGORIES
+>>> from tpuwatch.server.triage.knowledge import CATEGORIES
 >>> CATEGORIES["oom"].fixes[0]
 'Lower the per-core batch size (halve it, keep it a multiple of 8) and retry.'
 """
@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from .base import Category, Signature, Subtype, sig
 from .memory import COMPILE_ERROR, OOM
-from .runtime import CHECKPOINT, CONNECTION_LOSS, LOCAL_FILESYSTEM, STRATEGY_SCOPE
+from .runtime import CONNECTION_LOSS, STRATEGY_SCOPE
 from .shapes import DYNAMIC_SHAPE, UNSUPPORTED_DTYPE, UNSUPPORTED_OP
+from .storage import CHECKPOINT, LOCAL_FILESYSTEM
 from .training import INPUT_PIPELINE, NAN_INF, UNKNOWN
 
 # Stable ids, in the order DESIGN.md lists them.

@@ -26,6 +26,11 @@ class Signature:
     anchors: tuple[str, ...]
     subtype: str = ""
     ignorecase: bool = False
+    # Categories this more specific reading replaces when it matches (their evidence is dropped).
+    refines: tuple[str, ...] = ()
+    # Written for traceback frame lines. Other signatures never look at a frame line: a file or
+    # folder name ("scripts/static_argnums_demo/train.py") is no error message.
+    frames: bool = False
     pattern: re.Pattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -35,9 +40,17 @@ class Signature:
             raise ValueError(f"signature {self.regex!r} needs at least one anchor")
 
 
-def sig(regex: str, weight: float, *anchors: str, subtype: str = "", ignorecase: bool = False):
+def sig(
+    regex: str,
+    weight: float,
+    *anchors: str,
+    subtype: str = "",
+    ignorecase: bool = False,
+    refines=(),
+    frames: bool = False,
+):
     """Shorthand for :class:`Signature`: ``sig(r"Socket closed", 0.85, "Socket closed")``."""
-    return Signature(regex, weight, tuple(anchors), subtype, ignorecase)
+    return Signature(regex, weight, tuple(anchors), subtype, ignorecase, tuple(refines), frames)
 
 
 FactFn = Callable[[list[str]], dict]

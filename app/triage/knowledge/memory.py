@@ -174,9 +174,9 @@ COMPILE_ERROR = Category(
     id="compile_error",
     title="XLA compilation failed",
     explanation=(
-        "The XLA compiler (or a Mosaic/Pallas kernel compiler) could not turn the traced program "
-        "into a TPU executable; the cause is inside the compiler's view of the program rather than "
-        "in your data."
+        "The traced program could not be compiled: its shapes or types do not fit together, or the "
+        "XLA compiler (or a Mosaic/Pallas kernel compiler) could not turn it into a TPU executable. "
+        "The cause is in the program rather than in your data."
     ),
     fixes=(
         "Reduce the failing program to the smallest function that still fails (small model, "
@@ -254,6 +254,17 @@ COMPILE_ERROR = Category(
         ),
     ),
     subtypes={
+        "shape_mismatch": Subtype(
+            "Shapes in the program do not fit together",
+            (
+                "Print the shapes where it failed (jax.eval_shape, model.summary(), or the element_spec "
+                "of the dataset) and compare them with what the layer or op expects.",
+                "Check the model's declared input shape and any reshape target against the real batch "
+                "(use -1 for the batch dimension instead of a fixed number).",
+                "For a matmul / dot_general, check which axes are contracted: a missing transpose or a "
+                "swapped feature axis is the usual cause.",
+            ),
+        ),
         "vmem": Subtype(
             "Kernel ran out of on-chip vector memory (vmem)",
             (

@@ -114,6 +114,13 @@ DYNAMIC_SHAPE = Category(
         ),
     ),
     subtypes={
+        "partial_batch": Subtype(
+            "A batch of another size reached a fixed-shape step",
+            (
+                "Steps had already run when the shapes stopped fitting: the last, smaller batch is the "
+                "usual cause. Batch with drop_remainder=True, or pad the last batch and mask it.",
+            ),
+        ),
         "jax_tracer": Subtype(
             "A traced (abstract) value was used where JAX needs a concrete one",
             (
@@ -174,7 +181,14 @@ UNSUPPORTED_OP = Category(
         "host callback), accepting the host round trip.",
     ),
     signatures=(
-        sig(r"Detected unsupported operations when trying to compile graph", 0.93, "unsupported operations"),
+        # Not when the op exists and only the requested dtype is missing: that is a dtype problem.
+        sig(
+            r"Detected unsupported operations when trying to compile graph"
+            r"(?!.*attributes didn't match\)?.{0,40}"
+            r"Requested Attributes:.{0,200}=\[?DT_(?:U?INT8|U?INT16|U?INT64|DOUBLE|COMPLEX128|HALF)\b)",
+            0.93,
+            "unsupported operations",
+        ),
         # torch_xla's debug analysis names ATen ops that have no XLA lowering (they run on CPU).
         sig(r"Op\(s\) not lowered: \S", 0.85, "Op(s) not lowered"),
         sig(r"No registered '[^']+' OpKernel for '?(?:XLA_\w+|TPU|CPU|GPU)'? devices", 0.9, "OpKernel"),
@@ -266,12 +280,21 @@ UNSUPPORTED_DTYPE = Category(
             "not supported",
         ),
         sig(r"X64 element types|Unsupported XLA type", 0.93, "X64", "Unsupported XLA type"),
-        # The kernel exists, but not for the requested type: a dtype problem when that type is one
-        # the TPU lacks; otherwise (a variant from a dataset, a host-compute op) the op is the issue.
+        # The kernel exists, but not for the requested type: a dtype problem when that type is a
+        # number type the TPU lacks; otherwise (a variant from a dataset, a host-compute op) the op is
+        # the issue. Strings are either (a string op, or string data fed to the device): the rest of
+        # the evidence decides.
         sig(
             r"OpKernel was found, but attributes didn't match\)?.{0,40}Requested Attributes:.{0,200}"
-            r"=\[?DT_(?:U?INT8|U?INT16|U?INT64|DOUBLE|STRING|COMPLEX128|HALF)\b",
+            r"=\[?DT_(?:U?INT8|U?INT16|U?INT64|DOUBLE|COMPLEX128|HALF)\b",
             0.94,
+            "attributes didn't match",
+            refines=("unsupported_op",),
+        ),
+        sig(
+            r"OpKernel was found, but attributes didn't match\)?.{0,40}Requested Attributes:.{0,200}"
+            r"=\[?DT_STRING\b",
+            0.9,
             "attributes didn't match",
         ),
         sig(r"OpKernel was found, but attributes didn't match", 0.8, "attributes didn't match"),

@@ -144,6 +144,8 @@ NAN_INF = Category(
             0.88,
             "oss",
         ),
+        # Keras' progress line "- loss: nan": the loss itself, not a metric's name, is NaN.
+        sig(r"(?:^|\s|-)loss: (?:nan|inf)\b", 0.8, "oss: nan", "oss: inf"),
         sig(
             r"\bis (?:NaN|Inf|inf or nan)\b|\bloss\W{1,4}(?:nan|NaN|inf)\b",
             0.62,

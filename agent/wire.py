@@ -1,0 +1,123 @@
+"""The wire vocabulary: what an agent sends and the server reads, named once for both sides.
+
+Standard library only: the agent imports it on the TPU VM, the server's ingest schema, pages,
+alerts and ``/metrics`` import the same names. A batch (``POST /api/v1/ingest``, JSON, gzip
+allowed) is one object; its rows are arrays, not objects, so 20,000 steps stay small::
+
+    {"v": 1, "stream": "<hex>", "seq": 0, "part": "",
+     "run": {"run_id": "...", "job": "bert", "host": 0, "group": "bert-v5e", "attrs": {...}},
+     "sent_at": 1700000000.0,
+     "steps":   [[step, end_ts, duration_s, input_wait_s], ...],
+     "events":  [[ts, kind, message, data], ...],
+     "metrics": [[ts, name, chip, value], ...],
+     "dropped": 0}
+
+``run.group`` names the training run this job is an attempt of (a relaunch that resumes from a
+checkpoint sends the same group); without it the server groups by project and job name.
+``(stream, seq, part)`` identifies a batch: redelivery stores nothing new. ``part`` is set when the
+agent splits a batch the server refused as too large (413): "0", "1", then "00", "01", ...
+"""
+
+from __future__ import annotations
+
+VERSION = 1
+
+# Bounds on a batch's free-form fields. The server refuses a batch past them (422); the agent keeps
+# its own events within them, so one oversized event never costs the steps it travels with.
+MAX_MESSAGE_CHARS = 256 * 1024  # an event's message (the server's TPUWATCH_MAX_EVENT_MESSAGE_CHARS)
+MAX_DATA_BYTES = 64 * 1024  # an event's data, as compact JSON
+MAX_ATTRS_BYTES = 16 * 1024  # a run's attrs, as compact JSON
+MAX_DURATION_S = 7 * 86400.0  # a step's duration or input wait: a week is already no step
+# Times are UNIX seconds; the server accepts those in a window around its own clock (a setting),
+# and never any outside 2000-01-01 .. 2100-01-01.
+MIN_TIME = 946_684_800.0
+MAX_TIME = 4_102_444_800.0
+
+# The positions of each row's fields.
+STEP_FIELDS = ("step", "ts", "duration", "input_wait")
+EVENT_FIELDS = ("ts", "kind", "message", "data")
+METRIC_FIELDS = ("ts", "name", "chip", "value")
+
+
+class Kind:
+    """Event kinds. The server stores any kind (an older server keeps a newer agent's events)."""
+
+    START = "start"  # the sidecar started the command: data {"argv", "pid", ...}
+    EXIT = "exit"  # the process ended: data {"code", "signal"}
+    ERROR = "error"  # a traceback or fatal log lines, assembled into one message
+    CHILD = "child"  # the sidecar's child process: data {"pid"}
+    IDENTITY = "identity"  # the TPU VM's identity from the metadata server
+    PHASE = "phase"  # a long phase without steps: data {"name", "state": "begin" | "end"}
+    CHECKPOINT = "checkpoint"  # a checkpoint was saved: data {"step", "path", "duration", "blocking"}
+    RESTORE = "restore"  # training resumed from a checkpoint: data {"step", "path", "duration"}
+    EPOCH = "epoch"  # a Keras epoch ended: data {"epoch", "logs"}
+    # batch size, replicas, steps per execution, layer widths; "flops_per_step" (model FLOPs of one
+    # training step of the whole job) and "peak_flops" (FLOP/s of this host's chips) for MFU
+    MODEL_INFO = "model_info"
+    NODE_STATE = "node_state"  # the Cloud TPU API's view of the node: data {"state", "health", ...}
+    HANG_HINT = "hang_hint"  # a log line that says the device is hung (HANG_DETECTED, ...)
+    STACKS = "stacks"  # Python stacks taken when the job stopped making progress
+    ARCHIVE = "archive"  # where the full log went: data {"url"}
+
+
+class Phase:
+    """Names of ``phase`` events the server's goodput and alerts understand (any other name is
+    shown and allowed its time, and counted as other badput)."""
+
+    CHECKPOINT = "checkpoint"  # a save that blocks training
+    RESTORE = "restore"  # loading a checkpoint to resume
+    EVAL = "eval"  # evaluation inside training (Keras validation)
+    COMPILE = "compile"  # an explicit compilation (AOT ``lower().compile()``)
+
+    SAVING = (CHECKPOINT, RESTORE)  # checkpoint badput
+
+
+class Attr:
+    """Run attributes (``run.attrs``) with a meaning beyond display."""
+
+    PEAK_FLOPS = "peak_flops"  # FLOP/s of the chips this host drives, where the type is unknown
+
+
+class MetricName:
+    """Metric names the agent records and the server draws, alerts on and exports."""
+
+    HBM_USED = "tpu.hbm.used_bytes"  # per chip
+    HBM_TOTAL = "tpu.hbm.total_bytes"  # per chip
+    HBM_PEAK = "tpu.hbm.peak_bytes"  # per chip, when the runtime reports it
+    DUTY_CYCLE = "tpu.duty_cycle_pct"  # per chip, 0-100
+    KERAS_PREFIX = "keras."  # keras.loss, keras.accuracy, ... as Keras logs them
+
+    DEVICE = (HBM_USED, HBM_TOTAL, DUTY_CYCLE)
+
+
+def batch(
+    *,
+    stream: str,
+    seq: int,
+    run: dict,
+    steps: list,
+    events: list,
+    metrics: list,
+    dropped: int,
+    sent_at: float,
+) -> dict:
+    """One batch as the server expects it (see the module's docstring)."""
+    return {
+        "v": VERSION,
+        "stream": stream,
+        "seq": seq,
+        "run": run,
+        "sent_at": sent_at,
+        "steps": steps,
+        "events": events,
+        "metrics": metrics,
+        "dropped": dropped,
+    }
+
+
+def run_info(run_id: str, job: str, host: int, attrs: dict, group: str | None = None) -> dict:
+    """The ``run`` object of a batch: which job and which of its hosts sent it."""
+    run = {"run_id": run_id, "job": job, "host": host, "attrs": attrs}
+    if group:
+        run["group"] = group
+    return run

@@ -1,0 +1,36 @@
+"""Every router, gathered: the one place that says which URLs the server has.
+
+Each domain's ``routes.py`` exposes ``api`` (JSON under ``/api/v1`` or an ops endpoint) and/or
+``pages`` (HTML); ``include_routers`` mounts them in this order.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from fastapi import FastAPI
+
+# Domains with routes, in the order their routers are mounted.
+DOMAINS = (
+    "ops",
+    "ingest",
+    "jobs",
+    "series",
+    "metrics",
+    "dashboard",
+    "auth",
+    "triage",
+    "prometheus",
+    "postmortem",
+    "alerts",
+    "goodput",
+)
+
+
+def include_routers(app: FastAPI) -> None:
+    for domain in DOMAINS:
+        routes = importlib.import_module(f"tpuwatch.server.{domain}.routes")
+        for name in ("api", "pages"):
+            router = getattr(routes, name, None)
+            if router is not None:
+                app.include_router(router)

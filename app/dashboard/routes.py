@@ -1,0 +1,88 @@
+"""The overview and the job page, and their JSON twins: every page answers ``?format=json`` with
+the very data it renders."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from tpuwatch.server.dashboard import charts, overview, page
+from tpuwatch.server.dashboard.schemas import JobPage, Overview
+from tpuwatch.server.deps import JobDep, PageJobDep, ReaderDep, SessionDep, SettingsDep, ViewerDep
+from tpuwatch.server.goodput import charts as goodput_charts
+from tpuwatch.server.jobs.routes import NameQ, ProjectQ, StatusQ
+from tpuwatch.server.web import FormatQ, json_twin, render
+
+api = APIRouter(prefix="/api/v1", tags=["dashboard"])
+pages = APIRouter(tags=["pages"])
+
+
+@api.get("/overview", response_model=Overview)
+def get_overview(
+    principal: ReaderDep,
+    session: SessionDep,
+    settings: SettingsDep,
+    status: StatusQ = None,
+    project: ProjectQ = None,
+    name: NameQ = None,
+):
+    """What the overview page shows: jobs trouble first, with steps/s, trend, input and HBM shares."""
+    return overview.overview(session, principal, settings, status=status or None, project=project, name=name)
+
+
+@api.get("/jobs/{job_id}/page", response_model=JobPage)
+def get_job_page(job: JobDep, session: SessionDep, settings: SettingsDep):
+    """What the job page shows: hosts (straggler marked), cards, timeline and chart data."""
+    return page.job_page(session, job, settings)
+
+
+def _overview_context(data: Overview) -> dict:
+    return {"ov": data, "sparkline": overview.sparkline_points}
+
+
+@pages.get("/")
+def overview_page(
+    request: Request,
+    principal: ViewerDep,
+    session: SessionDep,
+    settings: SettingsDep,
+    status: StatusQ = None,
+    project: ProjectQ = None,
+    name: NameQ = None,
+    format: FormatQ = "html",
+):
+    data = overview.overview(session, principal, settings, status=status or None, project=project, name=name)
+    if format == "json":
+        return json_twin(data)
+    return render(request, "jobs/index.html", _overview_context(data), principal=principal)
+
+
+@pages.get("/fragments/jobs")
+def overview_fragment(
+    request: Request,
+    principal: ViewerDep,
+    session: SessionDep,
+    settings: SettingsDep,
+    status: StatusQ = None,
+    project: ProjectQ = None,
+    name: NameQ = None,
+):
+    """The overview's table alone: what the page fetches every few seconds to refresh itself."""
+    data = overview.overview(session, principal, settings, status=status or None, project=project, name=name)
+    return render(request, "jobs/_table.html", _overview_context(data), principal=principal)
+
+
+@pages.get("/jobs/{job_id}")
+def job_page(
+    request: Request,
+    job: PageJobDep,
+    principal: ViewerDep,
+    session: SessionDep,
+    settings: SettingsDep,
+    format: FormatQ = "html",
+):
+    data = page.job_page(session, job, settings)
+    if format == "json":
+        return json_twin(data)
+    figures = {**charts.step_figures(data.steps), **charts.device_figures(data.device)}
+    figures.update(goodput_charts.page_figures(data))
+    return render(request, "jobs/detail.html", {"p": data, "figures": figures}, principal=principal)

@@ -1,0 +1,61 @@
+"""What the overview and the job page show (their JSON twins return these models)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from tpuwatch.server.goodput.schemas import JobGoodput, MfuPoint, RunGoodput
+from tpuwatch.server.jobs.schemas import HostOut, JobDetail, JobOut
+from tpuwatch.server.series.schemas import StepSeries
+
+
+class OverviewJob(JobOut):
+    steps_per_s: float | None = None  # per host, from the recent median step time
+    input_share: float | None = None  # input wait / step time over the whole run
+    hbm_peak_share: float | None = None  # peak HBM use / capacity, fullest chip
+    trend: list[float] = []  # mean step time per bucket, oldest first
+    error_category: str | None = None
+    error_title: str | None = None
+    postmortem_url: str | None = None
+    goodput: dict[str, Any] | None = None  # shares of the total per part (goodput/bars.py)
+
+
+class Overview(BaseModel):
+    jobs: list[OverviewJob]
+    total: int
+    projects: list[str]
+    status: str | None = None
+    project: str | None = None
+    name: str = ""
+    generated_at: float
+
+
+class HostRow(HostOut):
+    straggler: bool = False
+    slowdown: float | None = None  # this host's median step time / the median of hosts
+
+
+class TimelineItem(BaseModel):
+    ts: float
+    kind: str
+    host_index: int | None = None
+    title: str
+    detail: str = ""
+
+
+class JobPage(BaseModel):
+    """Everything the job page shows; ``/jobs/{id}?format=json`` returns it."""
+
+    job: JobDetail
+    hosts: list[HostRow]
+    error_cards: list[dict[str, Any]]
+    perf_cards: list[dict[str, Any]]
+    timeline: list[TimelineItem]
+    steps: StepSeries
+    device: dict[str, Any]
+    postmortem_url: str | None = None
+    goodput: JobGoodput | None = None  # where this attempt's time went
+    run_goodput: RunGoodput | None = None  # its training run, when relaunched
+    mfu_points: list[MfuPoint] = []

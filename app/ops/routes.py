@@ -1,0 +1,26 @@
+"""Operational endpoints: liveness, and plotly.js served from the plotly package (never a CDN)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, JSONResponse
+
+from tpuwatch.server.resources import plotly_js_path
+
+api = APIRouter(tags=["ops"])
+
+
+@api.get("/healthz")
+def healthz(request: Request):
+    """Liveness, and the database file's state: 503 ``degraded`` with what to do when it is damaged."""
+    health = getattr(request.app.state, "db_health", None)
+    if health is not None and health.damaged:
+        return JSONResponse(health.report(), status_code=503)
+    return JSONResponse({"status": "ok"})
+
+
+@api.get("/static/vendor/plotly.min.js", include_in_schema=False)
+def plotly_js():
+    return FileResponse(
+        plotly_js_path(), media_type="text/javascript", headers={"Cache-Control": "public, max-age=86400"}
+    )

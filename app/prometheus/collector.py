@@ -1,0 +1,77 @@
+"""A prometheus-client collector over the job samples of one scrape.
+
+Series (labels ``project``, ``job``, ``run_id``, ``job_id``):
+
+- ``tpuwatch_job_status{status=...}``: 1 for the job's current status, 0 for the others
+- ``tpuwatch_job_seconds_since_last_step``: how long the job has not stepped (the stall signal)
+- ``tpuwatch_job_step_time_seconds``: median step time of the latest batch
+- ``tpuwatch_job_input_wait_ratio``: input wait / step time (input-bound share)
+- ``tpuwatch_job_hbm_used_ratio``: the fullest chip's HBM in use / HBM total
+- ``tpuwatch_job_steps_total``, ``tpuwatch_job_errors_total``, ``tpuwatch_job_dropped_events_total``,
+  ``tpuwatch_job_conflicting_batches_total`` (batch keys delivered again with different content)
+"""
+
+from __future__ import annotations
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from tpuwatch.server.jobs.status import STATUSES
+from tpuwatch.server.prometheus.service import JobSample
+
+LABELS = ["project", "job", "run_id", "job_id"]
+
+
+class JobCollector(Collector):
+    def __init__(self, samples: list[JobSample]) -> None:
+        self.samples = samples
+
+    def collect(self):
+        status = GaugeMetricFamily(
+            "tpuwatch_job_status", "1 for the job's current status", labels=[*LABELS, "status"]
+        )
+        gauges = {
+            "seconds_since_last_step": GaugeMetricFamily(
+                "tpuwatch_job_seconds_since_last_step", "seconds since the job's last step", labels=LABELS
+            ),
+            "step_time": GaugeMetricFamily(
+                "tpuwatch_job_step_time_seconds", "median step time of the latest batch", labels=LABELS
+            ),
+            "input_wait_ratio": GaugeMetricFamily(
+                "tpuwatch_job_input_wait_ratio", "share of a step spent waiting for input", labels=LABELS
+            ),
+            "hbm_used_ratio": GaugeMetricFamily(
+                "tpuwatch_job_hbm_used_ratio", "HBM in use / HBM total on the fullest chip", labels=LABELS
+            ),
+        }
+        counters = {
+            "steps": CounterMetricFamily("tpuwatch_job_steps", "steps stored", labels=LABELS),
+            "errors": CounterMetricFamily("tpuwatch_job_errors", "error events stored", labels=LABELS),
+            "dropped_events": CounterMetricFamily(
+                "tpuwatch_job_dropped_events", "events the agent had to drop", labels=LABELS
+            ),
+            "conflicting_batches": CounterMetricFamily(
+                "tpuwatch_job_conflicting_batches",
+                "batch keys delivered again with different content (the first copy is kept)",
+                labels=LABELS,
+            ),
+        }
+        jobs = GaugeMetricFamily("tpuwatch_jobs", "jobs by status", labels=["status"])
+        counts = dict.fromkeys(STATUSES, 0)
+        for s in self.samples:
+            labels = [s.project, s.name, s.run_id, str(s.job_id)]
+            counts[s.status] = counts.get(s.status, 0) + 1
+            for name in STATUSES:
+                status.add_metric([*labels, name], 1.0 if name == s.status else 0.0)
+            for attr, family in gauges.items():
+                value = getattr(s, attr)
+                if value is not None:
+                    family.add_metric(labels, float(value))
+            for attr, family in counters.items():
+                family.add_metric(labels, float(getattr(s, attr)))
+        for name, n in counts.items():
+            jobs.add_metric([name], float(n))
+        yield jobs
+        yield status
+        yield from gauges.values()
+        yield from counters.values()

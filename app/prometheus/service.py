@@ -1,0 +1,101 @@
+"""What ``/metrics`` reports, read from the database at scrape time (nothing is kept in memory, so
+every replica behind a load balancer answers the same)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from tpuwatch.server.auth.principal import Principal, readable
+from tpuwatch.server.jobs.status import effective_status
+from tpuwatch.server.models import Job, Metric, Project
+from tpuwatch.server.settings import Settings
+from tpuwatch.wire import MetricName
+
+# Finished jobs stay visible this long, so an alert rule sees the failure before the series ends.
+FINISHED_WINDOW_SECONDS = 6 * 3600
+# Device samples older than this (relative to the job's last word) no longer describe it.
+HBM_FRESH_SECONDS = 300
+MAX_JOBS = 5000  # bounds the scrape's size and the series count
+
+
+@dataclass
+class JobSample:
+    job_id: int
+    project: str
+    name: str
+    run_id: str
+    status: str
+    steps: int
+    errors: int
+    dropped_events: int
+    conflicting_batches: int
+    seconds_since_last_step: float | None
+    step_time: float | None
+    input_wait_ratio: float | None
+    hbm_used_ratio: float | None
+
+
+def job_samples(session: Session, principal: Principal, settings: Settings, now: float | None = None):
+    """One sample per job the principal may see: running ones and those that ended lately."""
+    now = time.time() if now is None else now
+    query = (
+        select(Job, Project.name)
+        .join(Project, Project.id == Job.project_id)
+        .where(or_(Job.ended_at.is_(None), Job.ended_at >= now - FINISHED_WINDOW_SECONDS))
+        .order_by(Job.id.desc())
+        .limit(MAX_JOBS)
+    )
+    query = readable(query, principal, Job.project_id)
+    samples = []
+    for job, project in session.execute(query).all():
+        ratio = None
+        if job.step_time_p50 and job.input_wait_p50 is not None:
+            ratio = min(1.0, job.input_wait_p50 / job.step_time_p50)
+        since = None
+        if job.last_step_at is not None:
+            since = max(0.0, (job.ended_at or now) - job.last_step_at)
+        samples.append(
+            JobSample(
+                job_id=job.id,
+                project=project,
+                name=job.name,
+                run_id=job.run_id,
+                status=effective_status(job, now, settings),
+                steps=job.steps,
+                errors=job.errors,
+                dropped_events=job.dropped_events,
+                conflicting_batches=job.conflicting_batches,
+                seconds_since_last_step=since,
+                step_time=job.step_time_p50,
+                input_wait_ratio=ratio,
+                hbm_used_ratio=_hbm_ratio(session, job),
+            )
+        )
+    return samples
+
+
+def _hbm_ratio(session: Session, job: Job) -> float | None:
+    """The fullest chip's share of HBM in use, from the job's latest samples (None without any)."""
+    rows = session.execute(
+        select(Metric.host_index, Metric.chip, Metric.name, Metric.ts, Metric.value).where(
+            Metric.job_id == job.id,
+            Metric.name.in_((MetricName.HBM_USED, MetricName.HBM_TOTAL)),
+            Metric.ts >= job.last_seen_at - HBM_FRESH_SECONDS,
+        )
+    ).all()
+    latest: dict[tuple, tuple[float, float]] = {}
+    for host, chip, name, ts, value in rows:
+        kind = "used" if name == MetricName.HBM_USED else "total"
+        key = (host, chip, kind)
+        if value is not None and (key not in latest or ts > latest[key][0]):
+            latest[key] = (ts, value)
+    shares = [
+        used / latest[(host, chip, "total")][1]
+        for (host, chip, kind), (_, used) in latest.items()
+        if kind == "used" and latest.get((host, chip, "total"), (0, 0))[1] > 0
+    ]
+    return max(shares) if shares else None

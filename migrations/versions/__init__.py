@@ -1,0 +1,1 @@
+"""Migration scripts. Alembic skips this file (it loads revisions only)."""

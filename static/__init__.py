@@ -1,0 +1,1 @@
+"""CSS, JavaScript and images the pages load, shipped as ``tpuwatch.server.static``."""

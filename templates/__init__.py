@@ -1,0 +1,1 @@
+"""The server's Jinja2 pages, shipped inside the package as ``tpuwatch.server.templates``."""
