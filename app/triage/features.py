@@ -93,7 +93,7 @@ _LOOP_SHAPES = re.compile(
 _CONTROL_FLOW_TYPES = re.compile(
     r"(?:branch(?:es)?|carry|cond|switch)\b.{0,300}(?:dtypes?|types?|structures?|"
     r"weak[_ ]types?) (?:do not|don't|"
-    r"does not) match|(?:branches|carry) .{0,80}must have (?:equal|identical|the same) (?:types|"
+    r"does not) match|(?:branches|carry) .{0,80}must have (?:equal|identical|the same) (?:\w+ )?(?:types|"
     r"dtypes|structure)"
 )
 _NO_KERNEL = re.compile(r"no registered '(\w+)' opkernel")
@@ -119,6 +119,16 @@ class Evidence:
 
     values: dict[str, dict[str, float]] = field(default_factory=lambda: {c: {} for c in CATEGORIES})
     reasons: dict[tuple[str, str], tuple[str, int | None]] = field(default_factory=dict)
+    # The strongest single vocabulary pattern per category (``words`` is their sum): one specific
+    # phrase ("ret_check failure") says more than three generic ones ("xla", "jit", "shape").
+    word_peak: dict[str, float] = field(default_factory=dict)
+    # The error's root exception is a plain programming error (AttributeError, ImportError, ...)
+    # raised outside the frameworks' own error hierarchies: a card then needs a specific anchor.
+    program_error: str = ""
+
+    def copy(self) -> Evidence:
+        values = {c: dict(v) for c, v in self.values.items()}
+        return Evidence(values, dict(self.reasons), dict(self.word_peak), self.program_error)
 
     def add(self, category: str, kind: str, value: float, reason: str, line: int | None = None) -> None:
         if category not in self.values or value <= self.values[category].get(kind, 0.0):
@@ -166,6 +176,7 @@ def extract(
     ``suppress`` were replaced by a more specific signature and get no evidence.
     """
     ev = Evidence()
+    ev.program_error = _program_error(doc)
     for category, (confidence, line, evidence) in (rules or {}).items():
         ev.add(category, "rule", confidence, f"signature: {evidence[:120]}", line)
     excs = chain(doc)
@@ -216,7 +227,28 @@ def extract(
         suppress = {*suppress, "unsupported_op"}
     for category in suppress:
         ev.values[category] = {}
+        ev.word_peak.pop(category, None)
     return ev
+
+
+# Python's own errors for a program that is wrong in itself: a missing name, module, key or
+# attribute, a failed assertion. The frameworks raise their own classes (or TypeError / ValueError /
+# RuntimeError with a message) for what they check, so when the root cause is one of these, the
+# error is about the user's code or environment unless something specific says otherwise.
+PROGRAM_ERRORS = frozenset(
+    "AttributeError ImportError ModuleNotFoundError KeyError NameError SyntaxError IndentationError "
+    "UnboundLocalError AssertionError RecursionError ZeroDivisionError".split()
+)
+
+
+def _program_error(doc: ErrorDoc) -> str:
+    root = doc.root
+    if root is None or root.name not in PROGRAM_ERRORS:
+        return ""
+    # Raised by the frameworks' own modules (jax.errors...., tensorflow....) it is theirs, not Python's.
+    if root.module and root.module.split(".", 1)[0] not in ("builtins", "__main__"):
+        return ""
+    return root.name
 
 
 def _exception(ev: Evidence, exc: Exc) -> None:
@@ -259,14 +291,17 @@ def _words(ev: Evidence, message: str, learned: Mapping[str, Mapping[str, float]
     # A storage error about a TensorBoard event file or an input record file is not a checkpoint's.
     not_checkpoint = any(_OTHER_OBJECTS.search(p) for p in paths)
     for category, patterns in WORDS.items():
-        total, said = 0.0, []
+        total, said, peak = 0.0, [], 0.0
         for pattern, strength in patterns:
             m = pattern.search(prose)
             if m:
                 total += strength
+                peak = max(peak, strength)
                 said.append(m.group(0))
         if category == "checkpoint" and not_checkpoint:
             continue
+        if peak:
+            ev.word_peak[category] = peak
         if category == "checkpoint" and any(_CKPT_PATH.search(p) for p in paths):
             total += 0.5
             said.append("a checkpoint path")

@@ -9,8 +9,22 @@ live in ``weights.json`` beside this module, written by :mod:`.learn` (``make tr
 the failure zoo; inference needs nothing but this file.
 
 The structural probability is ``sigmoid(score)``, combined with the signature's confidence (see
-:func:`score`); below the gate the answer is ``unknown``, which keeps named precision high on errors
-unlike anything seen.
+:func:`score`). A card is a claim, and :func:`decide` names a category only when three things hold,
+else the answer is an honest ``unknown``:
+
+- its probability reaches the gate;
+- it leads the runner-up by the margin (two categories nearly tied means the evidence is not
+  specific enough to say which);
+- its evidence is *corroborated* (:func:`corroborated`): a signature, one specific anchor (a class,
+  op, XLA code, library frame or phrase that belongs to the category), or at least two independent
+  witnesses (the exception, where it was raised, what the message says) agreeing. Vocabulary alone
+  never names a category. Some categories need an anchor whatever else agrees: a compile error must
+  show something of the compiler's own (a signature, an XLA code, a compiler op or frame, a shape
+  check, a phrase like ``RET_CHECK``), since "XLA", "jit" and ``XlaRuntimeError`` appear in nearly
+  every JAX and TF error.
+
+The gate and the margin are chosen by leave-one-family-out cross-validation on the zoo (see
+:mod:`.learn`), never on held-out errors.
 """
 
 from __future__ import annotations
@@ -24,6 +38,19 @@ from .features import CATEGORIES, KINDS, Evidence
 
 WEIGHTS_PATH = Path(__file__).with_name("weights.json")
 RIVAL_DISCOUNT = 0.8
+# What counts as an anchor: one piece of structure this strong for the category.
+ANCHOR_RULE = 0.5
+ANCHOR_STRUCTURE = 0.7  # exc, node, xla, shape_*, frame, inner, module, status
+ANCHOR_WORD = 0.6  # the strongest single phrase of the category's vocabulary
+# Independent witnesses: which kinds testify together, and how strong each must be to count.
+WITNESSES = (
+    (("exc", "module", "status"), 0.5),
+    (("frame", "inner", "node", "user"), 0.5),
+    (("words", "learned"), 1.0),
+    (("shape_static", "shape_late", "xla"), 0.5),
+)
+# Categories whose generic evidence is everywhere in the stack: they need an anchor of their own.
+NEEDS_ANCHOR = frozenset({"compile_error"})
 
 
 @dataclass(frozen=True)
@@ -32,6 +59,7 @@ class Model:
     bias: dict[str, float]  # category -> bias
     gate: float  # minimum probability for a card
     learned: dict[str, dict[str, float]]  # word -> category -> log-odds
+    margin: float = 0.0  # minimum lead of the best category's probability over the runner-up's
 
     @classmethod
     def load(cls, path: Path = WEIGHTS_PATH) -> Model:
@@ -45,6 +73,7 @@ class Model:
             bias={c: float(data["bias"].get(c, 0.0)) for c in CATEGORIES},
             gate=float(data["gate"]),
             learned={w: dict(v) for w, v in data.get("learned", {}).items()},
+            margin=float(data.get("margin", 0.0)),
         )
 
     def to_dict(self) -> dict:
@@ -52,6 +81,7 @@ class Model:
             "weights": self.weights,
             "bias": self.bias,
             "gate": self.gate,
+            "margin": self.margin,
             "learned": {w: self.learned[w] for w in sorted(self.learned)},
         }
 
@@ -113,9 +143,46 @@ def decide(ev: Evidence, m: Model | None = None) -> tuple[Scored | None, list[Sc
     """(the diagnosis or None for unknown, every scored category best first)."""
     m = m or model()
     ranked = score(ev, m)
-    if ranked and ranked[0].probability >= m.gate:
+    if ranked and named(ev, ranked, m.gate, m.margin):
         return ranked[0], ranked
     return None, ranked
+
+
+def named(ev: Evidence, ranked: list[Scored], gate: float, margin: float) -> bool:
+    """Whether the best of ``ranked`` may be named: sure enough, clearly ahead, corroborated."""
+    if not ranked or ranked[0].probability < gate:
+        return False
+    runner_up = ranked[1].probability if len(ranked) > 1 else 0.0
+    if ranked[0].probability - runner_up < margin:
+        return False
+    return corroborated(ev, ranked[0].category)
+
+
+def anchored(ev: Evidence, category: str) -> bool:
+    """One piece of evidence specific enough to stand for the category on its own."""
+    values = ev.values.get(category, {})
+    if values.get("rule", 0.0) >= ANCHOR_RULE:
+        return True
+    if ev.word_peak.get(category, 0.0) >= ANCHOR_WORD:
+        return True
+    structural = ("exc", "module", "status", "node", "xla", "shape_static", "shape_late", "frame", "inner")
+    return any(values.get(kind, 0.0) >= ANCHOR_STRUCTURE for kind in structural)
+
+
+def witnesses(ev: Evidence, category: str) -> int:
+    """How many independent kinds of evidence testify for the category."""
+    values = ev.values.get(category, {})
+    return sum(1 for kinds, floor in WITNESSES if max(values.get(k, 0.0) for k in kinds) >= floor)
+
+
+def corroborated(ev: Evidence, category: str) -> bool:
+    """Enough independent or specific evidence to name the category (see the module's notes)."""
+    anchor = anchored(ev, category)
+    if category in NEEDS_ANCHOR or ev.program_error:
+        # A plain programming error (AttributeError, ImportError, ...) is the user's code unless
+        # something specific to a category says otherwise.
+        return anchor
+    return anchor or witnesses(ev, category) >= 2
 
 
 def _sigmoid(x: float) -> float:

@@ -20,18 +20,39 @@ def _example(family: str, label: str, words: str) -> learn.Example:
     return learn.Example(f"{family}/x", family, label, Evidence(), set(words.split()))
 
 
+def _background(n: int = 10) -> list[learn.Example]:
+    """Families of other categories, every one printing the same traceback boilerplate."""
+    labels = ("nan_inf", "connection_loss", "input_pipeline", "unsupported_op", "strategy_scope")
+    return [_example(f"bg{i}", labels[i % len(labels)], f"traceback frames word{i}") for i in range(n)]
+
+
 def test_a_word_one_family_uses_is_never_learned():
     examples = [
-        _example("a", "checkpoint", "restore tensorstore zarr"),
-        _example("b", "checkpoint", "restore metadata"),
-        _example("c", "checkpoint", "restore manager"),
-        _example("d", "oom", "allocate hbm"),
-        _example("e", "oom", "allocate bytes"),
-        _example("f", "oom", "allocate program"),
+        _example("a", "checkpoint", "restore tensorstore zarr traceback"),
+        _example("b", "checkpoint", "restore metadata traceback"),
+        _example("c", "checkpoint", "restore manager traceback"),
+        _example("d", "oom", "allocate hbm traceback"),
+        _example("e", "oom", "allocate bytes traceback"),
+        _example("f", "oom", "allocate program traceback"),
+        *_background(),
     ]
     learned = learn.vocabulary(examples)
     assert "checkpoint" in learned["restore"] and "oom" in learned["allocate"]
     assert "zarr" not in learned and "hbm" not in learned
+
+
+def test_boilerplate_most_families_print_is_never_learned():
+    # "traceback" and "frames" are in every error above, whatever its category: how the framework
+    # prints an error, not what went wrong, however the categories happen to be spread.
+    examples = [
+        _example("a", "compile_error", "traceback frames reshape"),
+        _example("b", "compile_error", "traceback frames reshape"),
+        _example("c", "compile_error", "traceback frames reshape"),
+        *_background(10),
+    ]
+    learned = learn.vocabulary(examples)
+    assert "reshape" in learned
+    assert "traceback" not in learned and "frames" not in learned
 
 
 @pytest.mark.skipif(not HAS_SKLEARN, reason="scikit-learn is in the dev extra")

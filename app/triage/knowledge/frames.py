@@ -157,7 +157,21 @@ _RULES: tuple[tuple[str, str | None, str, float], ...] = (
         0.3,
     ),
     (r"/jax/_src/pallas/mosaic/|/jax/_src/tpu_custom_call\.py", None, "compile_error", 0.7),
-    (r"/jax/_src/pallas/pallas_call\.py", r"_pallas_call_lowering", "unsupported_op", 0.6),
+    # a Pallas kernel body traced against its refs' block shapes; a sharding checked against the
+    # value it is given: the program's own structure, before anything runs
+    (
+        r"/jax/_src/pallas/(?:pallas_call|primitives)\.py",
+        r"_trace_kernel_to_jaxpr|wrap_with_transforms",
+        "compile_error",
+        0.7,
+    ),
+    (
+        r"/jax/_src/(?:named_sharding|sharding_impls|pjit)\.py",
+        r"check_compatible_aval|check_aval_sharding",
+        "compile_error",
+        0.6,
+    ),
+    (r"/jax/_src/pallas/pallas_call\.py", r"_pallas_call_lowering", "unsupported_op", 0.7),
     (
         r"/jax/_src/core\.py",
         r"concrete_or_error|canonicalize_shape|_invalid_shape_error|__bool__|__index__|"

@@ -216,6 +216,8 @@ _WORDS: dict[str, tuple[tuple[str, float], ...]] = {
         (r"leaked|escaped tracer|outside of (?:its|the) (?:trace|transformation)", 0.7),
         # static arguments that cannot be hashed; named axes and sharding specs that do not exist
         (r"unhashable|non-hashable|unbound axis name|not found in (?:the )?mesh|out_specs|in_specs", 0.8),
+        # vmap's check that every mapped argument has the same batch size
+        (r"inconsistent sizes for array axes", 0.7),
     ),
     "nan_inf": (
         # (not Keras' "val_loss did not improve from inf": the best value starts at infinity)

@@ -21,17 +21,22 @@ DEV = Path("/work/shared/corpus/errors-dev.jsonl")
 
 def zoo_scores(paths: list[Path], out=sys.stdout) -> tuple[float, float]:
     """(accuracy, named precision) of leave-one-family-out on the first file's errors (the zoo), at
-    the shipped gate; the other files' errors (the supplement) only add training data to each fold."""
+    the shipped gate and margin; the other files' errors (the supplement) only add training data to
+    each fold."""
     from tpuwatch.server.triage import learn
     from tpuwatch.server.triage.scorer import model
 
     scored = {row["id"] for row in learn.load(paths[0])}
     examples = learn.prepare([row for path in paths if path.exists() for row in learn.load(path)])
     results = [r for r in learn.crossval(examples) if r[0].id in scored]
-    families = len({ex.family for ex, _, _ in results})
-    gate = model().gate
-    print(f"leave-one-family-out on {len(results)} errors in {families} families, gate {gate:.2f}:", file=out)
-    return learn.report(results, gate, out=out)
+    families = len({r.ex.family for r in results})
+    gate, margin = model().gate, model().margin
+    print(
+        f"leave-one-family-out on {len(results)} errors in {families} families, gate {gate:.2f}, "
+        f"margin {margin:.2f}:",
+        file=out,
+    )
+    return learn.report(results, gate, margin, out=out)
 
 
 def dev_scores(path: Path = DEV, out=sys.stdout) -> tuple[float, float]:
