@@ -105,7 +105,8 @@ def _human(name: str, cards, classifier) -> str:
         if "user_frame" in card.facts:
             out.append(f"  in your code: {card.facts['user_frame']}")
         if number == 0 and card.facts.get("signals"):
-            out.append("  why: " + "; ".join(card.facts["signals"][:3]))
+            named_on = f" (named on: {card.facts['named_on']})" if card.facts.get("named_on") else ""
+            out.append("  why: " + "; ".join(card.facts["signals"][:3]) + named_on)
         if number == 0:
             out.append(f"  {card.explanation}")
             out.append("  Fixes, first thing first:")

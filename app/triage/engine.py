@@ -23,7 +23,7 @@ from .facts import general_facts, message_lines, structural_subtype
 from .features import extract
 from .knowledge import CATEGORIES, Signature
 from .scan import index
-from .scorer import Scored, decide, model
+from .scorer import Scored, basis, decide, model
 from .structure import ErrorDoc, is_own_line, parse
 from .summary import is_preamble, summary
 
@@ -119,6 +119,7 @@ class Classifier:
         if best is None:
             return []
         out = [self._card(best, doc, offset)]
+        out[0].facts["named_on"] = basis(ev, best.category)
         for other in ranked[1:]:
             hit = self._hits.get(other.category) if other.category not in self._refined else None
             if len(out) >= MAX_CARDS or hit is None or self._confidence(hit) < MIN_SECONDARY:

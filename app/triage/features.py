@@ -231,12 +231,13 @@ def extract(
     return ev
 
 
-# Python's own errors for a program that is wrong in itself: a missing name, module, key or
-# attribute, a failed assertion. The frameworks raise their own classes (or TypeError / ValueError /
-# RuntimeError with a message) for what they check, so when the root cause is one of these, the
-# error is about the user's code or environment unless something specific says otherwise.
+# Python's own errors for a program that is wrong in itself: a missing module, key or attribute, a
+# failed assertion (not NameError: JAX raises it for an axis name no transformation binds). The
+# frameworks raise their own classes (or TypeError / ValueError / RuntimeError with a message) for
+# what they check, so when the root cause is one of these, the error is about the user's code or
+# environment unless something specific says otherwise.
 PROGRAM_ERRORS = frozenset(
-    "AttributeError ImportError ModuleNotFoundError KeyError NameError SyntaxError IndentationError "
+    "AttributeError ImportError ModuleNotFoundError KeyError SyntaxError IndentationError "
     "UnboundLocalError AssertionError RecursionError ZeroDivisionError".split()
 )
 

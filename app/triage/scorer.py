@@ -40,6 +40,7 @@ WEIGHTS_PATH = Path(__file__).with_name("weights.json")
 RIVAL_DISCOUNT = 0.8
 # What counts as an anchor: one piece of structure this strong for the category.
 ANCHOR_RULE = 0.5
+ANCHOR_RULE_STRICT = 0.8  # a signature for specific wording (generic ones, "error ... checkpoint", are lower)
 ANCHOR_STRUCTURE = 0.7  # exc, node, xla, shape_*, frame, inner, module, status
 ANCHOR_WORD = 0.6  # the strongest single phrase of the category's vocabulary
 # Independent witnesses: which kinds testify together, and how strong each must be to count.
@@ -158,12 +159,13 @@ def named(ev: Evidence, ranked: list[Scored], gate: float, margin: float) -> boo
     return corroborated(ev, ranked[0].category)
 
 
-def anchored(ev: Evidence, category: str) -> bool:
-    """One piece of evidence specific enough to stand for the category on its own."""
+def anchored(ev: Evidence, category: str, strict: bool = False) -> bool:
+    """One piece of evidence specific enough to stand for the category on its own; ``strict``: a
+    specific signature or structure only (no phrase of the vocabulary, no generic signature)."""
     values = ev.values.get(category, {})
-    if values.get("rule", 0.0) >= ANCHOR_RULE:
+    if values.get("rule", 0.0) >= (ANCHOR_RULE_STRICT if strict else ANCHOR_RULE):
         return True
-    if ev.word_peak.get(category, 0.0) >= ANCHOR_WORD:
+    if not strict and ev.word_peak.get(category, 0.0) >= ANCHOR_WORD:
         return True
     structural = ("exc", "module", "status", "node", "xla", "shape_static", "shape_late", "frame", "inner")
     return any(values.get(kind, 0.0) >= ANCHOR_STRUCTURE for kind in structural)
@@ -175,12 +177,24 @@ def witnesses(ev: Evidence, category: str) -> int:
     return sum(1 for kinds, floor in WITNESSES if max(values.get(k, 0.0) for k in kinds) >= floor)
 
 
+def basis(ev: Evidence, category: str) -> str:
+    """What a card was named on, for the card's facts: the signature, an anchor or the witnesses."""
+    values = ev.values.get(category, {})
+    if values.get("rule", 0.0) >= ANCHOR_RULE:
+        return "signature"
+    if anchored(ev, category):
+        return "anchor"
+    return f"{witnesses(ev, category)} independent witnesses"
+
+
 def corroborated(ev: Evidence, category: str) -> bool:
     """Enough independent or specific evidence to name the category (see the module's notes)."""
-    anchor = anchored(ev, category)
-    if category in NEEDS_ANCHOR or ev.program_error:
+    if ev.program_error:
         # A plain programming error (AttributeError, ImportError, ...) is the user's code unless
-        # something specific to a category says otherwise.
+        # something specific to a category says otherwise: a message naming a library is not that.
+        return anchored(ev, category, strict=True)
+    anchor = anchored(ev, category)
+    if category in NEEDS_ANCHOR:
         return anchor
     return anchor or witnesses(ev, category) >= 2
 
