@@ -47,7 +47,7 @@ ANCHOR_WORD = 0.6  # the strongest single phrase of the category's vocabulary
 WITNESSES = (
     (("exc", "module", "status"), 0.5),
     (("frame", "inner", "node", "user"), 0.5),
-    (("words", "learned"), 1.0),
+    (("words",), 0.8),  # the category's own vocabulary; learned words weigh in the score only
     (("shape_static", "shape_late", "xla"), 0.5),
 )
 # Categories whose generic evidence is everywhere in the stack: they need an anchor of their own.
