@@ -196,8 +196,8 @@ def predict(ex: Example, m: Model) -> Result:
 
 def choose_gate(results: list[Result], target: float = TARGET_PRECISION) -> tuple[float, float]:
     """(gate, margin) for the most right answers at a named precision of at least ``target``; among
-    settings that do (nearly) as well, the strictest (highest gate plus margin), for a margin of
-    safety on errors unlike the zoo's. The gate is never below ``MIN_GATE``: a card is a claim that
+    settings that do as well, the strictest (highest gate plus margin), for a margin of safety on
+    errors unlike the zoo's. The gate is never below ``MIN_GATE``: a card is a claim that
     the diagnosis is more likely right than not."""
     scored = []
     for margin in MARGINS:
@@ -209,8 +209,7 @@ def choose_gate(results: list[Result], target: float = TARGET_PRECISION) -> tupl
     if not scored:
         return 0.99, 0.0
     best = max(right for right, _, _ in scored)
-    slack = max(1, len(results) // 200)
-    near = [(gate + margin, gate, margin) for right, gate, margin in scored if right >= best - slack]
+    near = [(gate + margin, gate, margin) for right, gate, margin in scored if right == best]
     _, gate, margin = max(near)
     return gate, margin
 
