@@ -35,7 +35,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db_health = quick_check(url) if settings.sqlite_quick_check else DatabaseHealth(url)
         if app.state.db_health.damaged:
             logging.getLogger("tpuwatch.integrity").error(app.state.db_health.message())
-        engine = make_engine(url)
+        from tpuwatch.server.ops.admission import size_thread_pool
+
+        size_thread_pool(settings)
+        engine = make_engine(url, settings.db_pool_size, settings.db_max_overflow, settings.db_pool_timeout)
         app.state.engine = engine
         app.state.sessions = make_sessionmaker(engine)
         from tpuwatch.server.alerts.loop import start_alert_loop
@@ -46,7 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             if alerts is not None:
-                alerts.stop()
+                alerts.stop(timeout=3.0)  # a stop under load must not wait out a slow pass
             engine.dispose()
 
     app = FastAPI(
@@ -60,6 +63,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from tpuwatch.server.ops.integrity import install as install_integrity
 
     install_integrity(app)  # first added, innermost: it answers before any route touches the database
+    from tpuwatch.server.ops.admission import install as install_admission
+
+    install_admission(app, settings)  # inside the rate limit: a throttled request takes no slot
     from tpuwatch.server.auth.throttle import AuthThrottle
     from tpuwatch.server.security import install as install_security
     from tpuwatch.server.security.cookies import SecureCookieMiddleware
