@@ -12,7 +12,8 @@ api = APIRouter(tags=["ops"])
 
 @api.get("/healthz")
 async def healthz(request: Request):
-    """Liveness (on the event loop: it needs no worker thread, so busy threads cannot hide it), and the database file's state: 503 ``degraded`` with what to do when it is damaged."""
+    """Liveness, and the database file's state: 503 ``degraded`` with what to do when it is damaged.
+    On the event loop: it needs no worker thread, so busy threads cannot hide a live server."""
     health = getattr(request.app.state, "db_health", None)
     if health is not None and health.damaged:
         return JSONResponse(health.report(), status_code=503)
