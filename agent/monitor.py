@@ -128,7 +128,8 @@ class Monitor(checkpoints.CheckpointCalls):
                 )
                 # One batch per send interval (jittered; longer while the server pushes back).
                 sender = Sender(self._spool, transport, pace=Pace(base=max(flush_interval, send_interval)))
-                self._sender_thread = SenderThread(sender)
+                # The writer wakes the sender for each batch: the poll is only a fallback.
+                self._sender_thread = SenderThread(sender, poll_interval=2.0)
                 self._sender_thread.start()
             else:
                 log.warn_once(
@@ -226,6 +227,11 @@ class Monitor(checkpoints.CheckpointCalls):
                 return
             batch, count = self._take_batch(force=True)
             self._spool_batch(batch, count, final=False)
+            self._spooled_since_beat = False  # the beat itself is no news of the next period
+            if self._sender_thread is not None:
+                self._writer.rotate()
+        if self._sender_thread is not None:
+            self._sender_thread.wake()
 
     def _spool_batch(self, batch: dict, count: int, final: bool) -> bool:
         """Append one batch; on a full disk count it as dropped (a final one first gets room made:

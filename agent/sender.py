@@ -33,7 +33,9 @@ class Stats:
     split_batches: int = 0
     truncated_bytes: int = 0
     spool_dropped_events: int = 0
-    busy_replies: int = 0  # 429 and 503: the server asked this host to slow down
+    throttled: int = 0  # 429: over a rate limit
+    busy: int = 0  # 503: the server had no room (admission, pool); both mean slow down
+    server_errors: int = 0  # other 5xx
     errors: list[str] = field(default_factory=list)
 
 
@@ -174,9 +176,13 @@ class Sender:
                 self.stats.duplicates += 1
             return
         if reply.status in (429, 503):
-            self.stats.busy_replies += 1
+            if reply.status == 429:
+                self.stats.throttled += 1
+            else:
+                self.stats.busy += 1
             raise _Retry(reply.retry_after, f"server asked to slow down ({reply.status})")
         if reply.status >= 500:
+            self.stats.server_errors += 1
             raise _Retry(None, f"server error {reply.status}")
         if reply.status == 413:
             halves = split_batch(payload)

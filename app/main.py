@@ -6,7 +6,8 @@ Run it with `tpuwatch server`, or ``uvicorn --factory tpuwatch.server.main:creat
 from __future__ import annotations
 
 import logging
-from contextlib import asynccontextmanager
+import threading
+from contextlib import asynccontextmanager, nullcontext
 
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
@@ -41,6 +42,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = make_engine(url, settings.db_pool_size, settings.db_max_overflow, settings.db_pool_timeout)
         app.state.engine = engine
         app.state.sessions = make_sessionmaker(engine)
+        app.state.ingest_lock = threading.Lock() if engine.dialect.name == "sqlite" else nullcontext()
         from tpuwatch.server.alerts.loop import start_alert_loop
 
         run_alerts = settings.alerts_enabled and not app.state.db_health.damaged

@@ -99,8 +99,8 @@ class Settings(BaseSettings):
     # with Retry-After, before they take a database connection. Ingest gets its own share so that
     # pages, the API, /healthz and the alert loop are never starved by agents.
     ingest_max_in_flight: int = Field(6, description="batches stored at once per process")
-    ingest_max_waiting: int = Field(64, description="batches waiting for a slot; beyond, 503 at once")
-    ingest_wait_seconds: float = Field(0.5, description="how long a batch waits for a slot before 503")
+    ingest_max_waiting: int = Field(256, description="batches waiting for a slot; beyond, 503 at once")
+    ingest_wait_seconds: float = Field(2.0, description="how long a batch waits for a slot before 503")
     reads_max_in_flight: int = Field(12, description="other database requests at once per process")
     reads_max_waiting: int = 256
     reads_wait_seconds: float = 10.0

@@ -76,7 +76,8 @@ async def ingest(request: Request, settings: SettingsDep):
 
 
 def _store(request: Request, settings: Settings, token: str, body: bytes) -> IngestResult:
-    with transaction(request.app.state.sessions) as session:
+    # SQLite takes one writer at a time: waiting here, in order, beats its busy handler's sleeps.
+    with request.app.state.ingest_lock, transaction(request.app.state.sessions) as session:
         principal = checked_principal(request, session, token)
         if not principal.can_write:
             raise HTTPException(403, "this token is read-only; agents need a project or ingest-only token")
