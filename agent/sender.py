@@ -24,6 +24,9 @@ from tpuwatch.spool import Spool, SpoolWriter, read_records
 from tpuwatch.transport import HttpTransport, TransportError
 
 
+BUSY_SPREAD_CAP_S = 5.0
+
+
 @dataclass
 class Stats:
     sent_batches: int = 0
@@ -64,7 +67,7 @@ class Pace:
     3.75
     """
 
-    def __init__(self, base: float = 1.0, cap: float = 30.0, jitter: float = 0.25) -> None:
+    def __init__(self, base: float = 1.0, cap: float = 15.0, jitter: float = 0.25) -> None:
         self.base, self.cap, self.jitter = base, max(base, cap), jitter
         self.interval = base
 
@@ -125,8 +128,10 @@ class Sender:
                     cut_now = True
                 self.spool.remove(segment)
         except _Retry as retry:
-            # Retry-After is a floor; the jittered backoff on top spreads the hosts that heard it.
-            delay = (retry.delay or 0.0) + self.backoff.next_delay()
+            # Retry-After is a floor; the jittered backoff on top spreads the hosts that heard it (a
+            # busy server is up: a few seconds of spread is enough, the pace slows the host anyway).
+            spread = self.backoff.next_delay()
+            delay = spread if retry.delay is None else retry.delay + min(spread, BUSY_SPREAD_CAP_S)
             self.pace.slow_down(retry.delay)
             if deadline is not None:
                 delay = min(delay, max(0.0, deadline - time.monotonic()))

@@ -133,7 +133,12 @@ def test_a_backlog_built_while_the_server_was_down_arrives_in_order_and_once(set
     token = make_token(sessions)
     port = free_port()
     mon = Monitor(
-        "backlog", server=f"http://127.0.0.1:{port}", token=token, spool_dir=tmp_path, flush_interval=0.02
+        "backlog",
+        server=f"http://127.0.0.1:{port}",
+        token=token,
+        spool_dir=tmp_path,
+        flush_interval=0.02,
+        send_interval=0.02,
     )
     mon._sender_thread.sender.backoff = Backoff(base=0.05, cap=0.4)
     # Keep writing many small batches while the server is away (left alone, the pace would grow
