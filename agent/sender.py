@@ -23,7 +23,6 @@ from tpuwatch import log, wire
 from tpuwatch.spool import Spool, SpoolWriter, read_records
 from tpuwatch.transport import HttpTransport, TransportError
 
-
 BUSY_SPREAD_CAP_S = 5.0
 
 
