@@ -177,7 +177,7 @@ def run_one(db: str, agents: int, seconds: float, burst: int) -> None:
 
             upgrade(db_url)
             token = make_token(db_url)
-            with server_process(db_url, f"{tmp}/data") as (url, server):
+            with server_process(db_url, f"{tmp}/data", {"PYTHONFAULTHANDLER": "1"}) as (url, server):
                 cpu0, _ = _proc_usage(server.pid)
                 watch = Watch(url, token, db_url, run_id, server.pid)
                 watch.start()
@@ -225,8 +225,14 @@ def run_one(db: str, agents: int, seconds: float, burst: int) -> None:
 
                 t_term = time.monotonic()
                 server.send_signal(signal.SIGTERM)
-                server.wait(60)
-                stop_s = time.monotonic() - t_term
+                try:
+                    server.wait(30)
+                    stop_s = f"{time.monotonic() - t_term:.1f}"
+                except subprocess.TimeoutExpired:
+                    stop_s = "over 30 (stack dump in tpuwatch-bench-pod-stuck.txt)"
+                    server.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER: every thread's stack
+                    server.wait(10)
+                    Path("tpuwatch-bench-pod-stuck.txt").write_bytes(server.stderr.read()[-20000:])
 
     total = lambda key: sum(o.get(key, 0) for o in outs)  # noqa: E731
     print(f"{label}_agents={agents} processes={len(procs)} seconds={seconds:g}")
@@ -249,7 +255,7 @@ def run_one(db: str, agents: int, seconds: float, burst: int) -> None:
         f"failed_reads={watch.bad_reads}"
     )
     print(f"{label}_burst_{burst}={answers} serves_normally_after_s={normal_s:.2f}")
-    print(f"{label}_sigterm_stop_s={stop_s:.1f}")
+    print(f"{label}_sigterm_stop_s={stop_s}")
     what = "step tables" if db == "postgresql" else "whole SQLite file"
     print(f"{label}_bytes_per_host_step={size / max(1, stored):.0f} ({what})")
 
