@@ -178,6 +178,15 @@ def run_one(db: str, agents: int, seconds: float, burst: int) -> None:
             upgrade(db_url)
             token = make_token(db_url)
             with server_process(db_url, f"{tmp}/data", {"PYTHONFAULTHANDLER": "1"}) as (url, server):
+                # Read the server's log as it comes: a full pipe would stall its every thread.
+                log_tail = bytearray()
+
+                def keep_log() -> None:
+                    for line in server.stderr:
+                        log_tail.extend(line)
+                        del log_tail[:-200_000]
+
+                threading.Thread(target=keep_log, daemon=True).start()
                 cpu0, _ = _proc_usage(server.pid)
                 watch = Watch(url, token, db_url, run_id, server.pid)
                 watch.start()
@@ -232,7 +241,8 @@ def run_one(db: str, agents: int, seconds: float, burst: int) -> None:
                     stop_s = "over 30 (stack dump in tpuwatch-bench-pod-stuck.txt)"
                     server.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER: every thread's stack
                     server.wait(10)
-                    Path("tpuwatch-bench-pod-stuck.txt").write_bytes(server.stderr.read()[-20000:])
+                    time.sleep(1)
+                    Path("tpuwatch-bench-pod-stuck.txt").write_bytes(bytes(log_tail[-50_000:]))
 
     total = lambda key: sum(o.get(key, 0) for o in outs)  # noqa: E731
     print(f"{label}_agents={agents} processes={len(procs)} seconds={seconds:g}")
@@ -256,6 +266,8 @@ def run_one(db: str, agents: int, seconds: float, burst: int) -> None:
     )
     print(f"{label}_burst_{burst}={answers} serves_normally_after_s={normal_s:.2f}")
     print(f"{label}_sigterm_stop_s={stop_s}")
+    warnings = bytes(log_tail).decode(errors="replace").splitlines()
+    print(f"{label}_server_log_lines={len(warnings)} last={warnings[-1][:160] if warnings else ''!r}")
     what = "step tables" if db == "postgresql" else "whole SQLite file"
     print(f"{label}_bytes_per_host_step={size / max(1, stored):.0f} ({what})")
 
