@@ -9,6 +9,7 @@ import zlib
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import ValidationError
+from starlette.requests import ClientDisconnect
 
 from tpuwatch.server.db import transaction
 from tpuwatch.server.deps import SettingsDep, bearer_token, check_throttle, checked_principal
@@ -38,11 +39,16 @@ async def read_body(request: Request, limit: int, decoded_limit: int) -> bytes:
             413, f"body of {declared} bytes is over the {limit}-byte limit: send smaller batches"
         )
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise HTTPException(413, f"body is over the {limit}-byte limit: send smaller batches")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise HTTPException(413, f"body is over the {limit}-byte limit: send smaller batches")
+            chunks.append(chunk)
+    except ClientDisconnect:
+        # The agent gave up (its timeout) while the body came: nobody hears an answer, and a
+        # traceback in the log for each one would drown the server's log under load.
+        raise HTTPException(400, "the client went away before its body arrived") from None
     body = b"".join(chunks)
     encoding = request.headers.get("content-encoding", "identity").lower()
     if encoding == "gzip":
