@@ -23,7 +23,7 @@ from tpuwatch import checkpoints, config, log, wire
 from tpuwatch.fit import fit_event, fit_json, fit_name
 from tpuwatch.pressure import Reserve, leftover_lines, make_room
 from tpuwatch.progress import Progress
-from tpuwatch.sender import Sender, SenderThread
+from tpuwatch.sender import Pace, Sender, SenderThread
 from tpuwatch.spool import Spool, SpoolWriter
 from tpuwatch.timers import StepTimer, WaitTimer
 from tpuwatch.transport import HttpTransport, TransportError
@@ -53,6 +53,7 @@ class Monitor(checkpoints.CheckpointCalls):
         host_index: int | None = None,
         spool_dir: str | Path | None = None,
         flush_interval: float = 0.25,
+        send_interval: float = 1.0,
         max_queue: int = 1_000_000,
         send: bool | None = None,
         attrs: dict | None = None,
@@ -98,6 +99,7 @@ class Monitor(checkpoints.CheckpointCalls):
         # Wall clock of a perf_counter reading: the hot path only reads perf_counter.
         self._wall_offset = time.time() - perf_counter()
         self._closed = False
+        self._spooled_since_beat = False
         # Set by init() outside the sidecar: close() then reports how the process ended.
         self.report_exit = False
         self.exit_code = 0
@@ -118,12 +120,16 @@ class Monitor(checkpoints.CheckpointCalls):
         self._write_meta()
         self._reserve = Reserve(self.spool_dir, self.stream)
         self._writer_thread = threading.Thread(target=self._write_loop, name="tpuwatch-writer", daemon=True)
-        self._writer_thread.start()
         self._sender_thread: SenderThread | None = None
         if want_send:
             if self.server:
-                sender = Sender(self._spool, HttpTransport(self.server, self.token, timeout=5.0))
-                self._sender_thread = SenderThread(sender)
+                transport = HttpTransport(
+                    self.server, self.token, timeout=5.0, host=f"{config.hostname()}/{self.host_index}"
+                )
+                # One batch per send interval (jittered; longer while the server pushes back).
+                sender = Sender(self._spool, transport, pace=Pace(base=max(flush_interval, send_interval)))
+                # The writer wakes the sender for each batch: the poll is only a fallback.
+                self._sender_thread = SenderThread(sender, poll_interval=2.0)
                 self._sender_thread.start()
             else:
                 log.warn_once(
@@ -131,6 +137,7 @@ class Monitor(checkpoints.CheckpointCalls):
                     f"no server set (--server or TPUWATCH_SERVER); recording to "
                     f"{self.spool_dir} for a later `tpuwatch agent sync`",
                 )
+        self._writer_thread.start()  # after the sender: it paces itself by the sender
 
     # -- the hot path -------------------------------------------------------------------------
 
@@ -212,10 +219,19 @@ class Monitor(checkpoints.CheckpointCalls):
                     return
 
     def heartbeat(self) -> None:
-        """Write a batch even when nothing happened, so the server knows this host is alive."""
+        """Tell the server this host is alive: nothing to do when a batch was written since the last
+        heartbeat (it says so already), else an empty batch."""
         with self._flush_lock:
+            if self._spooled_since_beat:
+                self._spooled_since_beat = False
+                return
             batch, count = self._take_batch(force=True)
             self._spool_batch(batch, count, final=False)
+            self._spooled_since_beat = False  # the beat itself is no news of the next period
+            if self._sender_thread is not None:
+                self._writer.rotate()
+        if self._sender_thread is not None:
+            self._sender_thread.wake()
 
     def _spool_batch(self, batch: dict, count: int, final: bool) -> bool:
         """Append one batch; on a full disk count it as dropped (a final one first gets room made:
@@ -224,6 +240,7 @@ class Monitor(checkpoints.CheckpointCalls):
             payload = json.dumps(batch, separators=(",", ":"), default=str).encode()
             try:
                 self._writer.append(payload, count)
+                self._spooled_since_beat = True
                 return True
             except OSError as exc:
                 freed = make_room(self._reserve, self._spool) if final else None
@@ -327,11 +344,17 @@ class Monitor(checkpoints.CheckpointCalls):
         return batch, len(steps) + len(events) + len(metrics)
 
     def _write_loop(self) -> None:
-        while not self._stop.wait(self.flush_interval):
+        sending = self._sender_thread
+        while not self._stop.wait(sending.sender.pace.next_wait() if sending else self.flush_interval):
             try:
                 self.flush()
                 with self._flush_lock:  # a job gone quiet (a hang) must not keep its last steps unsent
-                    self._writer.rotate_if_due()
+                    if sending is None:
+                        self._writer.rotate_if_due()
+                    else:  # one batch per send interval: hand it to the sender at once
+                        self._writer.rotate()
+                if sending is not None:
+                    sending.wake()
             except Exception as exc:  # a full disk must not reach training
                 log.warn_once("write", f"cannot write the spool: {type(exc).__name__}: {exc}")
 

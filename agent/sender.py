@@ -1,8 +1,13 @@
 """Delivers spooled batches to the server, at least once and in order.
 
-Network errors and 5xx are retried with jittered exponential backoff; 429 waits as long as
-``Retry-After`` says; 413 splits the batch in two; any other 4xx is reported once and the batch is
-set aside (retrying cannot help). A batch is acknowledged in the spool only once the server stored it.
+Network errors and 5xx are retried with full-jitter exponential backoff; 429 and 503 wait what
+``Retry-After`` says plus that backoff; 413 splits the batch in two; any other 4xx is reported once
+and the batch is set aside (retrying cannot help). A batch is acknowledged in the spool only once the
+server stored it; while the sender backs off, batches wait in the (bounded) spool.
+
+``Pace`` sets how often a host sends (``Monitor`` writes one batch per interval): a base interval
+with jitter, so that the hosts of a slice do not send in step; doubled by every sign of
+backpressure, shrunk back on success.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from tpuwatch import log, wire
 from tpuwatch.spool import Spool, SpoolWriter, read_records
 from tpuwatch.transport import HttpTransport, TransportError
 
+BUSY_SPREAD_CAP_S = 5.0
+
 
 @dataclass
 class Stats:
@@ -28,6 +35,9 @@ class Stats:
     split_batches: int = 0
     truncated_bytes: int = 0
     spool_dropped_events: int = 0
+    throttled: int = 0  # 429: over a rate limit
+    busy: int = 0  # 503: the server had no room (admission, pool); both mean slow down
+    server_errors: int = 0  # other 5xx
     errors: list[str] = field(default_factory=list)
 
 
@@ -46,6 +56,31 @@ class Backoff:
         self.attempt = 0
 
 
+class Pace:
+    """The interval between a host's batches. Example::
+
+    >>> p = Pace(base=1.0, cap=8.0)
+    >>> p.slow_down(); p.slow_down(retry_after=5.0); p.interval
+    5.0
+    >>> p.speed_up(); p.interval
+    3.75
+    """
+
+    def __init__(self, base: float = 1.0, cap: float = 15.0, jitter: float = 0.25) -> None:
+        self.base, self.cap, self.jitter = base, max(base, cap), jitter
+        self.interval = base
+
+    def next_wait(self) -> float:
+        """The interval, jittered by +/- ``jitter`` so that hosts started together drift apart."""
+        return self.interval * random.uniform(1.0 - self.jitter, 1.0 + self.jitter)
+
+    def slow_down(self, retry_after: float | None = None) -> None:
+        self.interval = min(self.cap, max(self.interval * 2.0, retry_after or 0.0))
+
+    def speed_up(self) -> None:
+        self.interval = max(self.base, self.interval * 0.75)
+
+
 class _Retry(Exception):
     def __init__(self, delay: float | None, reason: str) -> None:
         super().__init__(reason)
@@ -55,12 +90,15 @@ class _Retry(Exception):
 class Sender:
     """Sends what a spool folder holds through one transport."""
 
-    def __init__(self, spool: Spool, transport: HttpTransport, max_spool_bytes: int = 1 << 30):
+    def __init__(
+        self, spool: Spool, transport: HttpTransport, max_spool_bytes: int = 1 << 30, pace: Pace | None = None
+    ):
         self.spool = spool
         self.transport = transport
         self.max_spool_bytes = max_spool_bytes
         self.stats = Stats()
         self.backoff = Backoff()
+        self.pace = pace or Pace()
         self.wake = threading.Event()  # set to cut a backoff short (the agent is closing)
 
     def deliver(self, deadline: float | None = None) -> bool:
@@ -89,7 +127,11 @@ class Sender:
                     cut_now = True
                 self.spool.remove(segment)
         except _Retry as retry:
-            delay = retry.delay if retry.delay is not None else self.backoff.next_delay()
+            # Retry-After is a floor; the jittered backoff on top spreads the hosts that heard it (a
+            # busy server is up: a few seconds of spread is enough, the pace slows the host anyway).
+            spread = self.backoff.next_delay()
+            delay = spread if retry.delay is None else retry.delay + min(spread, BUSY_SPREAD_CAP_S)
+            self.pace.slow_down(retry.delay)
             if deadline is not None:
                 delay = min(delay, max(0.0, deadline - time.monotonic()))
             log.warn_once(
@@ -103,6 +145,7 @@ class Sender:
         except FileNotFoundError:
             return False  # another sender took the segment; look again
         self.backoff.reset()
+        self.pace.speed_up()
         return not cut_now
 
     def _lost(self, truncated_bytes: int = 0, dropped_events: int = 0) -> None:
@@ -136,9 +179,14 @@ class Sender:
             if reply.status == 200 and "duplicate" in reply.message:
                 self.stats.duplicates += 1
             return
-        if reply.status == 429:
-            raise _Retry(reply.retry_after, "server asked to slow down (429)")
+        if reply.status in (429, 503):
+            if reply.status == 429:
+                self.stats.throttled += 1
+            else:
+                self.stats.busy += 1
+            raise _Retry(reply.retry_after, f"server asked to slow down ({reply.status})")
         if reply.status >= 500:
+            self.stats.server_errors += 1
             raise _Retry(None, f"server error {reply.status}")
         if reply.status == 413:
             halves = split_batch(payload)
@@ -214,6 +262,10 @@ class SenderThread(threading.Thread):
                 return
             self._wake.wait(self.poll_interval)
             self._wake.clear()
+
+    def wake(self) -> None:
+        """Look at the spool now (a new batch was written)."""
+        self._wake.set()
 
     def drain(self, timeout: float) -> None:
         self._stop_at = time.monotonic() + timeout

@@ -5,10 +5,12 @@ from __future__ import annotations
 import gzip
 import http.client
 import json
+import socket
 import urllib.parse
 from dataclasses import dataclass
 
 INGEST_PATH = "/api/v1/ingest"
+HOST_HEADER = "X-Tpuwatch-Host"
 GZIP_ABOVE = 16 * 1024  # smaller bodies are not worth the CPU
 # What a kept-alive connection the server already closed looks like on the next request.
 STALE = (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected)
@@ -32,7 +34,9 @@ class TransportError(Exception):
 class HttpTransport:
     """Sends ingest batches with a bearer token; ``timeout`` bounds every connect and read."""
 
-    def __init__(self, server: str, token: str | None, timeout: float = 10.0) -> None:
+    def __init__(
+        self, server: str, token: str | None, timeout: float = 10.0, host: str | None = None
+    ) -> None:
         url = urllib.parse.urlsplit(server if "://" in server else f"http://{server}")
         if url.scheme not in ("http", "https") or not url.hostname:
             raise ValueError(f"server must be an http(s) URL, got {server!r}")
@@ -42,6 +46,8 @@ class HttpTransport:
         self._port = url.port
         self._prefix = url.path.rstrip("/")
         self._token = token
+        # Who sends, for the server's per-host rate limit: the hosts of a slice share one token.
+        self._sender_id = (host or socket.gethostname())[:128].encode("ascii", "replace").decode()
         self.timeout = timeout
         self._conn: http.client.HTTPConnection | None = None
 
@@ -55,6 +61,7 @@ class HttpTransport:
         headers = {"Content-Type": "application/json"}
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
+        headers[HOST_HEADER] = self._sender_id
         if len(body) > GZIP_ABOVE:
             body = gzip.compress(body, compresslevel=1)
             headers["Content-Encoding"] = "gzip"

@@ -31,13 +31,21 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL and a busy timeout so readers never block ingest."""
+def make_engine(url: str, pool_size: int = 10, max_overflow: int = 20, pool_timeout: float = 30.0) -> Engine:
+    """An engine for ``url``; SQLite gets WAL and a busy timeout so readers never block ingest.
+
+    The server passes a short ``pool_timeout``: a request that cannot get a connection soon is
+    answered 503 with Retry-After (app/ops/admission.py) rather than waiting on in a worker thread.
+    """
+    pool = dict(pool_size=pool_size, max_overflow=max_overflow, pool_timeout=pool_timeout)
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
-        if path and path != ":memory:":
+        memory = not path or path == ":memory:"
+        if not memory:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(
+            url, connect_args={"timeout": 30, "check_same_thread": False}, **({} if memory else pool)
+        )
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn, _record):
@@ -50,7 +58,7 @@ def make_engine(url: str) -> Engine:
         return engine
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url[len("postgresql://") :]
-    return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, **pool)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

@@ -40,7 +40,7 @@ SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 OPEN = Principal(project_id=None, project="*", scope="read")
 
 
-def _bearer(request: Request) -> str | None:
+def bearer_token(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
     if scheme.lower() == "bearer" and value.strip():
@@ -52,12 +52,11 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-def _checked(request: Request, session: Session, token: str) -> Principal:
-    """``authenticate`` under the failed-authentication throttle (``auth/throttle.py``): 429 while
-    this client is throttled, 401 for a wrong token (and one more failure counted)."""
-    throttle = request.app.state.auth_throttle
-    client, key, now = client_address(request), credential_key(token), time.monotonic()
-    wait = throttle.wait(client, key, now)
+def check_throttle(request: Request, token: str) -> None:
+    """429 while this client is throttled for failed authentications (no database needed)."""
+    wait = request.app.state.auth_throttle.wait(
+        client_address(request), credential_key(token), time.monotonic()
+    )
     if wait > 0:
         after = retry_after(wait)
         raise HTTPException(
@@ -65,17 +64,24 @@ def _checked(request: Request, session: Session, token: str) -> Principal:
             f"too many failed authentications from this address: retry in {after} s",
             headers={"Retry-After": after},
         )
+
+
+def checked_principal(request: Request, session: Session, token: str) -> Principal:
+    """``authenticate`` under the failed-authentication throttle (``auth/throttle.py``): 429 while
+    this client is throttled, 401 for a wrong token (and one more failure counted)."""
+    check_throttle(request, token)
     principal = authenticate(session, token)
     if principal is None:
-        throttle.failed(client, key, now)
+        throttle = request.app.state.auth_throttle
+        throttle.failed(client_address(request), credential_key(token), time.monotonic())
         raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
     return principal
 
 
 def _principal(request: Request, session: Session, settings: Settings) -> Principal | None:
-    token = _bearer(request)
+    token = bearer_token(request)
     if token is not None:
-        return _checked(request, session, token)
+        return checked_principal(request, session, token)
     saved = request.session.get(SESSION_KEY) if "session" in request.scope else None
     if saved:
         principal = principal_for_session(
@@ -100,12 +106,12 @@ def require_reader(request: Request, session: SessionDep, settings: SettingsDep)
 
 
 def require_writer(request: Request, session: SessionDep) -> Principal:
-    token = _bearer(request)
+    token = bearer_token(request)
     if token is None:
         raise HTTPException(
             401, "send 'Authorization: Bearer <token>'", headers={"WWW-Authenticate": "Bearer"}
         )
-    principal = _checked(request, session, token)
+    principal = checked_principal(request, session, token)
     if not principal.can_write:
         raise HTTPException(403, "this token is read-only; agents need a project or ingest-only token")
     return principal

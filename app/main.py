@@ -6,7 +6,8 @@ Run it with `tpuwatch server`, or ``uvicorn --factory tpuwatch.server.main:creat
 from __future__ import annotations
 
 import logging
-from contextlib import asynccontextmanager
+import threading
+from contextlib import asynccontextmanager, nullcontext
 
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
@@ -35,9 +36,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db_health = quick_check(url) if settings.sqlite_quick_check else DatabaseHealth(url)
         if app.state.db_health.damaged:
             logging.getLogger("tpuwatch.integrity").error(app.state.db_health.message())
-        engine = make_engine(url)
+        from tpuwatch.server.ops.admission import size_thread_pool
+
+        size_thread_pool(settings)
+        engine = make_engine(url, settings.db_pool_size, settings.db_max_overflow, settings.db_pool_timeout)
         app.state.engine = engine
         app.state.sessions = make_sessionmaker(engine)
+        app.state.ingest_lock = threading.Lock() if engine.dialect.name == "sqlite" else nullcontext()
         from tpuwatch.server.alerts.loop import start_alert_loop
 
         run_alerts = settings.alerts_enabled and not app.state.db_health.damaged
@@ -46,7 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             if alerts is not None:
-                alerts.stop()
+                alerts.stop(timeout=3.0)  # a stop under load must not wait out a slow pass
             engine.dispose()
 
     app = FastAPI(
@@ -60,6 +65,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from tpuwatch.server.ops.integrity import install as install_integrity
 
     install_integrity(app)  # first added, innermost: it answers before any route touches the database
+    from tpuwatch.server.ops.admission import install as install_admission
+
+    install_admission(app, settings)  # inside the rate limit: a throttled request takes no slot
     from tpuwatch.server.auth.throttle import AuthThrottle
     from tpuwatch.server.security import install as install_security
     from tpuwatch.server.security.cookies import SecureCookieMiddleware

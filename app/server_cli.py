@@ -112,6 +112,10 @@ def _serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         proxy_headers=True,
         server_header=False,
+        # Under any load SIGTERM stops the server within seconds: requests still running then are
+        # cut off (agents keep their batches and send them again), never waited on for ever.
+        timeout_graceful_shutdown=max(1, round(settings.graceful_shutdown_seconds)),
+        limit_concurrency=settings.max_connections,
     )
     return 0
 

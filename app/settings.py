@@ -85,9 +85,33 @@ class Settings(BaseSettings):
     auth_failures_per_minute: float = Field(10.0, description="failures forgiven per minute; 0 turns it off")
     auth_failure_burst: int = Field(20, description="failures allowed before a client must wait")
 
-    # Per token (or client address), per worker process; 0 turns the limit off.
+    # Per client (a token and the agent host it names, or a token, or a client address), per worker
+    # process; 0 turns the limit off. One host of a slice is one client: a runaway agent is slowed.
     rate_limit_per_second: float = 50.0
     rate_limit_burst: int = 200
+    # Per token, over all its hosts: generous, so that a slice of thousands of hosts is not one client.
+    rate_limit_token_per_second: float = Field(
+        2000.0, description="requests/s one token may make over all its hosts; 0 turns it off"
+    )
+    rate_limit_token_burst: int = 4000
+
+    # Admission and pools (app/ops/admission.py): requests beyond these wait briefly, then get 503
+    # with Retry-After, before they take a database connection. Ingest gets its own share so that
+    # pages, the API, /healthz and the alert loop are never starved by agents.
+    ingest_max_in_flight: int = Field(6, description="batches stored at once per process")
+    ingest_max_waiting: int = Field(256, description="batches waiting for a slot; beyond, 503 at once")
+    ingest_wait_seconds: float = Field(2.0, description="how long a batch waits for a slot before 503")
+    reads_max_in_flight: int = Field(12, description="other database requests at once per process")
+    reads_max_waiting: int = 256
+    reads_wait_seconds: float = 10.0
+    threadpool_size: int = Field(40, description="worker threads for blocking work (anyio's limiter)")
+    db_pool_size: int = 10
+    db_max_overflow: int = 20
+    db_pool_timeout: float = Field(3.0, description="seconds to wait for a pooled connection, then 503")
+    max_connections: int = Field(4096, description="open connections and requests per process; beyond, 503")
+    graceful_shutdown_seconds: float = Field(
+        5.0, description="on SIGTERM, requests in flight get this long before they are cut off"
+    )
 
     @property
     def database_url(self) -> str:

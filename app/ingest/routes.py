@@ -9,10 +9,13 @@ import zlib
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import ValidationError
+from starlette.requests import ClientDisconnect
 
-from tpuwatch.server.deps import SessionDep, SettingsDep, WriterDep
+from tpuwatch.server.db import transaction
+from tpuwatch.server.deps import SettingsDep, bearer_token, check_throttle, checked_principal
 from tpuwatch.server.ingest import service
 from tpuwatch.server.ingest.schemas import Batch, BatchAdapter, IngestResult, TimeWindow
+from tpuwatch.server.settings import Settings
 
 api = APIRouter(prefix="/api/v1", tags=["ingest"])
 
@@ -36,11 +39,16 @@ async def read_body(request: Request, limit: int, decoded_limit: int) -> bytes:
             413, f"body of {declared} bytes is over the {limit}-byte limit: send smaller batches"
         )
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise HTTPException(413, f"body is over the {limit}-byte limit: send smaller batches")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise HTTPException(413, f"body is over the {limit}-byte limit: send smaller batches")
+            chunks.append(chunk)
+    except ClientDisconnect:
+        # The agent gave up (its timeout) while the body came: nobody hears an answer, and a
+        # traceback in the log for each one would drown the server's log under load.
+        raise HTTPException(400, "the client went away before its body arrived") from None
     body = b"".join(chunks)
     encoding = request.headers.get("content-encoding", "identity").lower()
     if encoding == "gzip":
@@ -57,9 +65,33 @@ async def read_body(request: Request, limit: int, decoded_limit: int) -> bytes:
 
 
 @api.post("/ingest", response_model=IngestResult, openapi_extra=_BODY_SCHEMA)
-async def ingest(request: Request, principal: WriterDep, session: SessionDep, settings: SettingsDep):
-    """Store one batch from an agent. Idempotent on (stream, seq, part)."""
+async def ingest(request: Request, settings: SettingsDep):
+    """Store one batch from an agent. Idempotent on (stream, seq, part).
+
+    No session dependency: the token check, validation and the store run in one worker-thread hop
+    with one session, so a database connection is held for that hop only and never while the
+    request waits for a thread (app/ops/admission.py tells why that matters)."""
+    token = bearer_token(request)
+    if token is None:
+        raise HTTPException(
+            401, "send 'Authorization: Bearer <token>'", headers={"WWW-Authenticate": "Bearer"}
+        )
+    check_throttle(request, token)  # on the event loop: a throttled client costs no thread
     body = await read_body(request, settings.max_body_bytes, settings.max_decoded_bytes)
+    return await run_in_threadpool(_store, request, settings, token, body)
+
+
+def _store(request: Request, settings: Settings, token: str, body: bytes) -> IngestResult:
+    # SQLite takes one writer at a time: waiting here, in order, beats its busy handler's sleeps.
+    with request.app.state.ingest_lock, transaction(request.app.state.sessions) as session:
+        principal = checked_principal(request, session, token)
+        if not principal.can_write:
+            raise HTTPException(403, "this token is read-only; agents need a project or ingest-only token")
+        batch = _validated(body, settings)
+        return service.ingest(session, principal, batch, hashlib.sha256(body).hexdigest())
+
+
+def _validated(body: bytes, settings: Settings) -> Batch:
     try:
         window = TimeWindow.around(
             time.time(), settings.ingest_max_age_days, settings.ingest_max_ahead_seconds
@@ -79,5 +111,4 @@ async def ingest(request: Request, principal: WriterDep, session: SessionDep, se
             f"an event message is {len(too_long[2])} characters; the limit is "
             f"{settings.max_event_message_chars}: truncate it",
         )
-    digest = hashlib.sha256(body).hexdigest()
-    return await run_in_threadpool(service.ingest, session, principal, batch, digest)
+    return batch

@@ -7,7 +7,7 @@ import math
 import statistics
 import time
 
-from sqlalchemy import case, func, insert, select, update
+from sqlalchemy import bindparam, case, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.auth.principal import Principal
@@ -41,7 +41,17 @@ def _earliest(batch: Batch, now: float) -> float:
     return min(times)
 
 
+_JOB_ID = select(Job.id).where(Job.project_id == bindparam("project"), Job.run_id == bindparam("run"))
+_HOST_KNOWN = select(JobHost.host_index).where(
+    JobHost.job_id == bindparam("jid"), JobHost.host_index == bindparam("host")
+)
+
+
 def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> int:
+    # Known jobs (nearly every batch) take one prebuilt query; a new one is inserted race-free.
+    known = session.connection().execute(_JOB_ID, {"project": project_id, "run": batch.run.run_id}).scalar()
+    if known is not None:
+        return known
     values = dict(
         project_id=project_id,
         run_id=batch.run.run_id,
@@ -60,6 +70,8 @@ def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> i
 
 
 def upsert_host(session: Session, job_id: int, batch: Batch, now: float) -> None:
+    if session.connection().execute(_HOST_KNOWN, {"jid": job_id, "host": batch.run.host}).first():
+        return
     attrs = batch.run.attrs
     values = dict(
         job_id=job_id,
@@ -166,7 +178,54 @@ def _record_dropped(session: Session, job_id: int, stream: str, dropped: int):
     return select(func.sum(IngestDrop.dropped)).where(IngestDrop.job_id == job_id).scalar_subquery()
 
 
+def _steps_update(table, with_first_step: bool):
+    """``UPDATE`` of a job's or host's step aggregates, built once: building the CASE expressions
+    for every batch cost most of a batch's store time (pod slices send hundreds a second)."""
+    values = dict(
+        last_seen_at=_greatest(table.last_seen_at, bindparam("now")),
+        steps=table.steps + bindparam("n"),
+        last_step=_greatest(table.last_step, bindparam("last_step")),
+        last_step_at=_greatest(table.last_step_at, bindparam("last_step_at")),
+        step_time_p50=bindparam("p50"),
+    )
+    if with_first_step:
+        values.update(
+            started_at=_least(table.started_at, bindparam("earliest")),
+            first_step_at=_least(table.first_step_at, bindparam("first_ts")),
+            input_wait_p50=bindparam("wait_p50"),
+        )
+        return update(table).where(table.id == bindparam("jid")).values(**values)
+    where = (table.job_id == bindparam("jid")) & (table.host_index == bindparam("host"))
+    return update(table).where(where).values(**values)
+
+
+_JOB_STEPS = _steps_update(Job, True)
+_HOST_STEPS = _steps_update(JobHost, False)
+
+
 def _update_aggregates(session: Session, job_id: int, batch: Batch, now: float) -> None:
+    plain = (
+        batch.steps and not batch.dropped and not any(e[1] in (Kind.ERROR, Kind.EXIT) for e in batch.events)
+    )
+    if plain:  # the common batch: prebuilt statements
+        last = max(batch.steps, key=lambda r: r[0])
+        params = dict(
+            jid=job_id,
+            now=now,
+            n=len(batch.steps),
+            last_step=last[0],
+            last_step_at=last[1],
+            p50=statistics.median(r[2] for r in batch.steps),
+        )
+        job_params = dict(
+            params,
+            earliest=_earliest(batch, now),
+            first_ts=min(r[1] for r in batch.steps),
+            wait_p50=statistics.median(r[3] for r in batch.steps),
+        )
+        session.connection().execute(_JOB_STEPS, job_params)
+        session.connection().execute(_HOST_STEPS, dict(params, host=batch.run.host))
+        return
     job_values: dict = {
         "last_seen_at": _greatest(Job.last_seen_at, now),
         "started_at": _least(Job.started_at, _earliest(batch, now)),

@@ -11,8 +11,9 @@ api = APIRouter(tags=["ops"])
 
 
 @api.get("/healthz")
-def healthz(request: Request):
-    """Liveness, and the database file's state: 503 ``degraded`` with what to do when it is damaged."""
+async def healthz(request: Request):
+    """Liveness, and the database file's state: 503 ``degraded`` with what to do when it is damaged.
+    On the event loop: it needs no worker thread, so busy threads cannot hide a live server."""
     health = getattr(request.app.state, "db_health", None)
     if health is not None and health.damaged:
         return JSONResponse(health.report(), status_code=503)

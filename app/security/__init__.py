@@ -18,7 +18,11 @@ def install(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(CSRFMiddleware)
     if settings.rate_limit_per_second > 0:
         app.add_middleware(
-            RateLimitMiddleware, rate=settings.rate_limit_per_second, burst=settings.rate_limit_burst
+            RateLimitMiddleware,
+            rate=settings.rate_limit_per_second,
+            burst=settings.rate_limit_burst,
+            token_rate=settings.rate_limit_token_per_second,
+            token_burst=settings.rate_limit_token_burst,
         )
     app.add_middleware(SecurityHeadersMiddleware)
     _out_of_range_is_a_client_error(app)

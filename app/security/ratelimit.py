@@ -1,9 +1,17 @@
-"""A per-token rate limit: an in-process token bucket for each bearer token (or session, or client
-address for anonymous requests), answering 429 with ``Retry-After`` when a bucket is empty.
+"""Rate limits: in-process token buckets, answering 429 with ``Retry-After`` when one is empty.
 
-The default (50 requests/s, bursts of 200) is far above what an agent sends (a few batches a
-second), so only a runaway script is slowed. With ``--workers N`` each worker keeps its own buckets,
-so the effective limit is N times higher: good enough to stop abuse, not an accounting tool.
+Two buckets a request:
+
+- the client's: a bearer token *and* the agent host it names (the ``X-Tpuwatch-Host`` header every
+  agent sends), else the token, else the session or client address. The default (50 requests/s,
+  bursts of 200) is far above what one agent sends (about one batch a second), so only a runaway
+  agent or script is slowed;
+- the token's, over all its hosts: a generous ceiling (2,000 requests/s by default), so that a
+  slice of thousands of hosts sharing the job's token is not throttled as one client.
+
+With ``--workers N`` each worker keeps its own buckets, so the effective limits are N times higher:
+good enough to stop abuse, not an accounting tool. Wrong tokens are slowed separately, per client
+address, by the failed-authentication throttle (auth/throttle.py).
 """
 
 from __future__ import annotations
@@ -45,33 +53,59 @@ class TokenBucket:
         return (1.0 - self.tokens) / self.rate
 
 
-def client_key(scope: Scope) -> str:
-    """Who is asking: the bearer token (hashed, never kept in the clear), else the client address."""
+HOST_HEADER = b"x-tpuwatch-host"
+
+
+def client_keys(scope: Scope) -> tuple[str, str | None]:
+    """Who is asking, and the token it asks with (hashed, never kept in the clear): ("t:<token>/h:<host>",
+    "t:<token>") for an agent, ("t:<token>", "t:<token>") for other token holders, the client
+    address and None for anonymous requests."""
+    auth = host = None
     for name, value in scope["headers"]:
         if name == b"authorization":
-            return "t:" + hashlib.sha256(value).hexdigest()[:32]
-    token = (scope.get("session") or {}).get("token")
-    if token:
-        return "t:" + hashlib.sha256(f"Bearer {token}".encode()).hexdigest()[:32]
-    client = scope.get("client")
-    return "a:" + (client[0] if client else "?")
+            auth = value
+        elif name == HOST_HEADER:
+            host = value[:128]
+    if auth is None:
+        token = (scope.get("session") or {}).get("token")
+        auth = f"Bearer {token}".encode() if token else None
+    if auth is None:
+        client = scope.get("client")
+        return "a:" + (client[0] if client else "?"), None
+    token_key = "t:" + hashlib.sha256(auth).hexdigest()[:32]
+    if host is None:
+        return token_key, token_key
+    return token_key + "/h:" + host.decode("latin-1"), token_key
+
+
+def client_key(scope: Scope) -> str:
+    return client_keys(scope)[0]
 
 
 class RateLimitMiddleware:
-    def __init__(self, app: ASGIApp, rate: float, burst: int) -> None:
+    def __init__(
+        self, app: ASGIApp, rate: float, burst: int, token_rate: float = 0.0, token_burst: int = 1
+    ) -> None:
         self.app = app
         self.rate, self.burst = rate, max(1, burst)
+        self.token_rate, self.token_burst = token_rate, max(1, token_burst)
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+        self._token_buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].startswith(EXEMPT_PREFIXES):
             await self.app(scope, receive, send)
             return
-        wait = self._take(client_key(scope), time.monotonic())
+        key, token_key = client_keys(scope)
+        now = time.monotonic()
+        wait, limit = self._take(self._buckets, key, now, self.rate, self.burst), self.rate
+        if wait == 0 and token_key is not None and self.token_rate > 0:
+            wait = self._take(self._token_buckets, token_key, now, self.token_rate, self.token_burst)
+            limit = self.token_rate
         if wait > 0:
             retry = max(1, math.ceil(wait))
             response = JSONResponse(
-                {"detail": f"rate limit of {self.rate:g} requests/s exceeded: retry in {retry} s"},
+                {"detail": f"rate limit of {limit:g} requests/s exceeded: retry in {retry} s"},
                 status_code=429,
                 headers={"Retry-After": str(retry)},
             )
@@ -79,11 +113,11 @@ class RateLimitMiddleware:
             return
         await self.app(scope, receive, send)
 
-    def _take(self, key: str, now: float) -> float:
-        buckets = self._buckets
+    @staticmethod
+    def _take(buckets: OrderedDict, key: str, now: float, rate: float, burst: int) -> float:
         bucket = buckets.get(key)
         if bucket is None:
-            bucket = buckets[key] = TokenBucket(self.rate, self.burst, now)
+            bucket = buckets[key] = TokenBucket(rate, burst, now)
             if len(buckets) > MAX_BUCKETS:
                 buckets.popitem(last=False)
         else:

@@ -19,7 +19,7 @@ from tests.helpers import api, jobs, wait_until
 from tests.reliability.fakes import CuttingProxy, free_port, start_server_on
 from tests.reliability.spooling import fill_spool, make_batch
 from tpuwatch.monitor import Monitor
-from tpuwatch.sender import Backoff, Sender
+from tpuwatch.sender import Backoff, Pace, Sender
 from tpuwatch.server.db import transaction
 from tpuwatch.server.models import IngestBatch, Step
 from tpuwatch.spool import Spool
@@ -133,9 +133,17 @@ def test_a_backlog_built_while_the_server_was_down_arrives_in_order_and_once(set
     token = make_token(sessions)
     port = free_port()
     mon = Monitor(
-        "backlog", server=f"http://127.0.0.1:{port}", token=token, spool_dir=tmp_path, flush_interval=0.02
+        "backlog",
+        server=f"http://127.0.0.1:{port}",
+        token=token,
+        spool_dir=tmp_path,
+        flush_interval=0.02,
+        send_interval=0.02,
     )
     mon._sender_thread.sender.backoff = Backoff(base=0.05, cap=0.4)
+    # Keep writing many small batches while the server is away (left alone, the pace would grow
+    # and fewer, larger batches would make the backlog): the order of many is what is checked.
+    mon._sender_thread.sender.pace = Pace(base=0.02, cap=0.05)
     total = 0
     for _ in range(30):  # about a second of training while nothing answers
         for _ in range(100):

@@ -45,3 +45,29 @@ def test_the_default_limit_lets_an_agent_send_hundreds_of_batches_in_a_burst(liv
     with api(live_server.url, make_token(sessions)) as c:
         codes = {c.get("/api/v1/jobs").status_code for _ in range(150)}
     assert codes == {200}
+
+
+def test_each_host_of_a_slice_has_its_own_limit_under_a_ceiling_for_the_token(settings, sessions):
+    """One token, many hosts: a runaway host is slowed alone; the token's ceiling bounds them all."""
+    limited = settings.model_copy(
+        update={
+            "rate_limit_per_second": 0.01,
+            "rate_limit_burst": 2,
+            "rate_limit_token_per_second": 0.01,
+            "rate_limit_token_burst": 5,
+        }
+    )
+    server = start_server(limited)
+    try:
+        with api(server.url, make_token(sessions)) as c:
+
+            def get(host: str) -> int:
+                return c.get("/api/v1/jobs", headers={"X-Tpuwatch-Host": host}).status_code
+
+            assert [get("host-0") for _ in range(3)] == [200, 200, 429]  # the runaway host alone
+            assert [get("host-1"), get("host-2"), get("host-3")] == [200, 200, 200]  # others go on
+            refused = c.get("/api/v1/jobs", headers={"X-Tpuwatch-Host": "host-4"})
+            assert refused.status_code == 429  # the sixth request of the token: over its ceiling
+            assert "0.01 requests/s" in refused.json()["detail"]
+    finally:
+        server.stop()
