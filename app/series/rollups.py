@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.models import LEVEL_WIDTHS, Step, StepRollup
+from tpuwatch.server.series.thinning import keeps_every_step
 
 COLUMNS = (
     "job_id",
@@ -140,9 +141,11 @@ def rebuild(session: Session, job_id: int, chunk: int = 200_000) -> int:
 
     Returns the raw steps read. Rollups of steps already pruned are kept: buckets that raw rows
     still cover are replaced, the others stay as they were."""
-    hosts = session.scalars(select(Step.host_index).where(Step.job_id == job_id).distinct()).all()
+    raw, rolled = _counts(session, job_id)
     total = 0
-    for host in hosts:
+    # A host whose rollups already count every raw row is left alone: a slice's hosts past the
+    # reference ones keep only deviating steps as rows, and their rollups hold all the others.
+    for host in [h for h, n in raw.items() if keeps_every_step(h) or (rolled.get(h) or 0) < n]:
         levels: list[dict[int, list]] = [{} for _ in LEVEL_WIDTHS]
         after = -1
         while True:
@@ -182,8 +185,8 @@ def rebuild(session: Session, job_id: int, chunk: int = 200_000) -> int:
     return total
 
 
-def covered(session: Session, job_id: int) -> bool:
-    """True when the finest rollups count at least every raw step of the job, host by host."""
+def _counts(session: Session, job_id: int) -> tuple[dict, dict]:
+    """Raw rows and finest-rollup steps of a job, host by host."""
     raw = dict(
         session.execute(
             select(Step.host_index, func.count()).where(Step.job_id == job_id).group_by(Step.host_index)
@@ -196,6 +199,12 @@ def covered(session: Session, job_id: int) -> bool:
             .group_by(StepRollup.host_index)
         ).all()
     )
+    return raw, rolled
+
+
+def covered(session: Session, job_id: int) -> bool:
+    """True when the finest rollups count at least every raw step of the job, host by host."""
+    raw, rolled = _counts(session, job_id)
     return all((rolled.get(h) or 0) >= n for h, n in raw.items())
 
 
