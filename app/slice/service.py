@@ -1,0 +1,187 @@
+"""The slice's data: host × step-bucket matrices of step time and input wait from the step rollups
+(every host's every step, whatever raw rows were kept), percentile bands over hosts, the hosts as a
+sorted, paged table, and HBM and duty cycle as distributions over chips.
+
+Reads stay bounded for any run: the rollup level is the finest whose buckets over the range fit
+``columns``, so a 1,024-host job reads at most ``1,024 x (columns + 1)`` rollup rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sqlalchemy import bindparam, func, select
+from sqlalchemy.orm import Session
+
+from tpuwatch.server.models import LEVEL_WIDTHS, Job, JobHost, Metric, StepRollup
+from tpuwatch.server.slice.hosts import host_stats
+from tpuwatch.server.slice.schemas import HostPage, SliceData
+from tpuwatch.wire import MetricName
+
+SLICE_HOSTS = 16  # past this many hosts the job page draws the slice, not one line per host
+COLUMNS = 48
+CHIP_WINDOW_S = 30.0  # a chip's latest sample within this long of the job's newest one
+SORTS = ("step_time", "input_wait", "vs_median", "last_step", "last_seen_at", "host_index")
+
+
+def is_slice(hosts: int) -> bool:
+    return hosts > SLICE_HOSTS
+
+
+def pick_level(span: int, columns: int) -> int:
+    """The finest rollup level whose buckets over ``span`` steps fit ``columns``.
+
+    >>> pick_level(500, 48), pick_level(86_400, 48), pick_level(10**9, 48)
+    (0, 2, 3)
+    """
+    for level, width in enumerate(LEVEL_WIDTHS):
+        if span / width <= columns:
+            return level
+    return len(LEVEL_WIDTHS) - 1
+
+
+def slice_data(
+    session: Session, job: Job, columns: int = COLUMNS, start: int | None = None, end: int | None = None
+) -> SliceData:
+    """Matrices over hosts × buckets for steps ``start``..``end`` (default: the whole run)."""
+    hosts = list(
+        session.scalars(
+            select(JobHost.host_index).where(JobHost.job_id == job.id).order_by(JobHost.host_index)
+        )
+    )
+    hi = int(end) if end is not None else int(job.last_step or 0)
+    lo = max(0, int(start) if start is not None else 0)
+    level = pick_level(max(1, hi - lo + 1), columns)
+    width = LEVEL_WIDTHS[level]
+    lo -= lo % width
+    buckets = list(range(lo, hi + 1, width))[-(columns + 1) :]
+    hbm, duty = _chips(session, job.id)
+    if not hosts or job.last_step is None or not buckets:
+        bands: dict = {"p50": [], "p90": [], "max": []}
+        return SliceData(
+            job_id=job.id,
+            hosts=hosts,
+            steps=[],
+            bucket_steps=width,
+            step_time=[],
+            input_wait=[],
+            bands=bands,
+            hbm=hbm,
+            duty=duty,
+        )
+    rows = (
+        session.connection()
+        .execute(
+            select(
+                StepRollup.host_index,
+                StepRollup.bucket,
+                StepRollup.n,
+                StepRollup.sum_duration,
+                StepRollup.sum_wait,
+            ).where(
+                StepRollup.job_id == job.id,
+                StepRollup.level == level,
+                StepRollup.host_index.in_(bindparam("hosts", expanding=True)),
+                StepRollup.bucket.between(buckets[0], buckets[-1]),
+            ),
+            {"hosts": hosts},
+        )
+        .all()
+    )
+    row_of = {h: i for i, h in enumerate(hosts)}
+    time = np.full((len(hosts), len(buckets)), np.nan)
+    wait = np.full_like(time, np.nan)
+    if rows:
+        a = np.array([tuple(r) for r in rows], dtype=np.float64)
+        r = np.array([row_of[int(h)] for h in a[:, 0]])
+        c = ((a[:, 1] - buckets[0]) // width).astype(int)
+        time[r, c] = a[:, 3] / a[:, 2]
+        wait[r, c] = a[:, 4] / a[:, 2]
+    return SliceData(
+        job_id=job.id,
+        hosts=hosts,
+        steps=buckets,
+        bucket_steps=width,
+        step_time=_rows(time),
+        input_wait=_rows(wait),
+        bands=_bands(time),
+        hbm=hbm,
+        duty=duty,
+    )
+
+
+def _bands(m: np.ndarray) -> dict[str, list[float | None]]:
+    out = {}
+    seen = ~np.all(np.isnan(m), axis=0)
+    for name, q in (("p50", 50), ("p90", 90), ("max", 100)):
+        v = np.full(m.shape[1], np.nan)
+        if seen.any():
+            v[seen] = np.nanpercentile(m[:, seen], q, axis=0)
+        out[name] = _row(v)
+    return out
+
+
+def _row(v: np.ndarray) -> list[float | None]:
+    # Five significant digits are plenty for a colour or a band, and keep 1,024 x 48 cells small.
+    return [None if x != x else float(f"{x:.5g}") for x in v.tolist()]
+
+
+def _rows(m: np.ndarray) -> list[list[float | None]]:
+    return [_row(v) for v in m]
+
+
+def _chips(session: Session, job_id: int) -> tuple[list[float], list[float]]:
+    """The latest HBM share and duty cycle of every (host, chip) near the job's newest sample."""
+    names = (MetricName.HBM_USED, MetricName.HBM_TOTAL, MetricName.DUTY_CYCLE)
+    newest = session.scalar(
+        select(func.max(Metric.ts)).where(Metric.job_id == job_id, Metric.name == MetricName.DUTY_CYCLE)
+    )
+    newest_hbm = session.scalar(
+        select(func.max(Metric.ts)).where(Metric.job_id == job_id, Metric.name == MetricName.HBM_USED)
+    )
+    latest: dict[tuple, float] = {}
+    for name, top in ((names[2], newest), (names[0], newest_hbm), (names[1], newest_hbm)):
+        if top is None:
+            continue
+        rows = session.execute(
+            select(Metric.host_index, Metric.chip, Metric.value)
+            .where(Metric.job_id == job_id, Metric.name == name, Metric.ts > top - CHIP_WINDOW_S)
+            .order_by(Metric.ts)
+        ).all()
+        for h, chip, value in rows:
+            if value is not None:
+                latest[(name, h, chip)] = value
+    duty = [v for (n, _, _), v in latest.items() if n == names[2]]
+    hbm = [
+        latest[(names[0], h, c)] / total
+        for (n, h, c), total in latest.items()
+        if n == names[1] and total and (names[0], h, c) in latest
+    ]
+    return [float(f"{x:.4g}") for x in hbm], [float(f"{x:.4g}") for x in duty]
+
+
+def host_page(
+    session: Session,
+    job: Job,
+    sort: str = "step_time",
+    order: str = "desc",
+    page: int = 1,
+    per_page: int = 25,
+) -> HostPage:
+    """One page of the job's hosts sorted by ``sort`` (one of ``SORTS``); hosts without the value last."""
+    if sort not in SORTS:
+        raise ValueError(f"sort must be one of {', '.join(SORTS)}")
+    if order not in ("asc", "desc"):
+        raise ValueError("order must be asc or desc")
+    stats = host_stats(session, job)
+    have = [s for s in stats if getattr(s, sort) is not None]
+    have.sort(key=lambda s: (getattr(s, sort), s.host_index), reverse=order == "desc")
+    ranked = have + [s for s in stats if getattr(s, sort) is None]
+    first = (page - 1) * per_page
+    return HostPage(
+        total=len(ranked),
+        page=page,
+        per_page=per_page,
+        sort=sort,
+        order=order,
+        rows=ranked[first : first + per_page],
+    )
