@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from tpuwatch.server.models import LEVEL_WIDTHS, Job, JobHost, Metric, StepRollup
 from tpuwatch.server.slice.hosts import host_stats
-from tpuwatch.server.slice.schemas import HostPage, SliceData
+from tpuwatch.server.slice.schemas import HostPage, HostStat, SliceData
 from tpuwatch.wire import MetricName
 
 SLICE_HOSTS = 16  # past this many hosts the job page draws the slice, not one line per host
@@ -131,32 +131,23 @@ def _rows(m: np.ndarray) -> list[list[float | None]]:
 
 def _chips(session: Session, job_id: int) -> tuple[list[float], list[float]]:
     """The latest HBM share and duty cycle of every (host, chip) near the job's newest sample."""
-    names = (MetricName.HBM_USED, MetricName.HBM_TOTAL, MetricName.DUTY_CYCLE)
-    newest = session.scalar(
-        select(func.max(Metric.ts)).where(Metric.job_id == job_id, Metric.name == MetricName.DUTY_CYCLE)
-    )
-    newest_hbm = session.scalar(
-        select(func.max(Metric.ts)).where(Metric.job_id == job_id, Metric.name == MetricName.HBM_USED)
-    )
-    latest: dict[tuple, float] = {}
-    for name, top in ((names[2], newest), (names[0], newest_hbm), (names[1], newest_hbm)):
+    used, total, duty = MetricName.HBM_USED, MetricName.HBM_TOTAL, MetricName.DUTY_CYCLE
+    conn = session.connection()
+    latest: dict[str, dict[tuple, float]] = {}
+    for name in (used, total, duty):
+        top = conn.execute(
+            select(func.max(Metric.ts)).where(Metric.job_id == job_id, Metric.name == name)
+        ).scalar()
         if top is None:
             continue
-        rows = session.execute(
+        rows = conn.execute(
             select(Metric.host_index, Metric.chip, Metric.value)
             .where(Metric.job_id == job_id, Metric.name == name, Metric.ts > top - CHIP_WINDOW_S)
             .order_by(Metric.ts)
         ).all()
-        for h, chip, value in rows:
-            if value is not None:
-                latest[(name, h, chip)] = value
-    duty = [v for (n, _, _), v in latest.items() if n == names[2]]
-    hbm = [
-        latest[(names[0], h, c)] / total
-        for (n, h, c), total in latest.items()
-        if n == names[1] and total and (names[0], h, c) in latest
-    ]
-    return [float(f"{x:.4g}") for x in hbm], [float(f"{x:.4g}") for x in duty]
+        latest[name] = {(h, c): v for h, c, v in rows if v is not None}  # the newest sample wins
+    shares = [v / latest[total][k] for k, v in latest.get(used, {}).items() if latest.get(total, {}).get(k)]
+    return [float(f"{x:.4g}") for x in shares], [float(f"{x:.4g}") for x in latest.get(duty, {}).values()]
 
 
 def host_page(
@@ -166,13 +157,14 @@ def host_page(
     order: str = "desc",
     page: int = 1,
     per_page: int = 25,
+    stats: list[HostStat] | None = None,
 ) -> HostPage:
     """One page of the job's hosts sorted by ``sort`` (one of ``SORTS``); hosts without the value last."""
     if sort not in SORTS:
         raise ValueError(f"sort must be one of {', '.join(SORTS)}")
     if order not in ("asc", "desc"):
         raise ValueError("order must be asc or desc")
-    stats = host_stats(session, job)
+    stats = host_stats(session, job) if stats is None else stats
     have = [s for s in stats if getattr(s, sort) is not None]
     have.sort(key=lambda s: (getattr(s, sort), s.host_index), reverse=order == "desc")
     ranked = have + [s for s in stats if getattr(s, sort) is None]
