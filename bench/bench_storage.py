@@ -148,6 +148,33 @@ def drop_day(url: str, job_id: int, n: int) -> tuple[float, float, int]:
     return prune_s, drop_s, size
 
 
+def report(tag: str, sz: dict, counts: tuple, args, ref: int) -> None:
+    """Print sizes and the extrapolation to 1,024 hosts x 86,400 steps: the reference hosts' raw
+    rows are a fixed cost, the rest (deviating raw rows, rollups, batch keys) scales with hosts."""
+    raw_ref, raw_other, n_rollups, n_batches = counts
+    host_steps = args.hosts * args.seconds
+    per_raw_row = sz["steps"] / max(1, raw_ref + raw_other)
+    per_rollup = sz["step_rollups"] / max(1, n_rollups)
+    per_batch = sz["ingest_batches"] / max(1, n_batches)
+    for t in TABLES:
+        print(f"storage_{tag}_{t}_bytes={sz[t]}")
+    print(f"storage_{tag}_bytes_per_raw_row={per_raw_row:.1f}")
+    print(f"storage_{tag}_bytes_per_rollup_row={per_rollup:.1f}")
+    print(f"storage_{tag}_bytes_per_ingest_batch={per_batch:.1f}")
+    print(f"storage_{tag}_bytes_per_host_step_measured={sum(sz.values()) / host_steps:.1f}")
+    others = max(1, args.hosts - ref)
+    raw_day = per_raw_row * DAY * raw_ref / args.seconds
+    raw_day += per_raw_row * DAY * (TARGET_HOSTS - ref) * raw_other / (others * args.seconds)
+    rollup_day = per_rollup * n_rollups / host_steps * TARGET_HOSTS * DAY
+    batch_day = per_batch * TARGET_HOSTS * DAY / args.batch_seconds
+    total = raw_day + rollup_day + batch_day
+    print(f"storage_{tag}_1024_hosts_day_raw_gb={raw_day / 1e9:.2f}")
+    print(f"storage_{tag}_1024_hosts_day_rollups_gb={rollup_day / 1e9:.2f}")
+    print(f"storage_{tag}_1024_hosts_day_batch_keys_gb={batch_day / 1e9:.2f}")
+    print(f"storage_{tag}_1024_hosts_day_total_gb={total / 1e9:.2f}")
+    print(f"storage_{tag}_1024_hosts_day_every_step_a_row_gb={per_raw_row * TARGET_HOSTS * DAY / 1e9:.2f}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hosts", type=int, default=64)
@@ -175,36 +202,23 @@ def main() -> int:
             n_rollups = rows(c, "step_rollups")
             n_batches = rows(c, "ingest_batches")
         engine.dispose()
-        raw_rows = raw_ref + raw_other
-        per_raw_row = sz["steps"] / max(1, raw_rows)
-        per_rollup = sz["step_rollups"] / max(1, n_rollups)
-        per_batch = sz["ingest_batches"] / max(1, n_batches)
         print(f"storage_hosts={args.hosts}")
         print(f"storage_host_steps={host_steps}")
         print(f"storage_ingest_host_steps_per_s={rate:.0f}")
-        for t in TABLES:
-            print(f"storage_{t}_bytes={sz[t]}")
         print(f"storage_raw_rows_reference_hosts={raw_ref}")
         print(f"storage_raw_rows_other_hosts={raw_other}")
-        print(f"storage_bytes_per_raw_row={per_raw_row:.1f}")
-        print(f"storage_bytes_per_rollup_row={per_rollup:.1f}")
-        print(f"storage_bytes_per_ingest_batch={per_batch:.1f}")
-        measured = sum(sz.values()) / host_steps
-        print(f"storage_bytes_per_host_step_measured={measured:.1f}")
-        # Extrapolate to 1,024 hosts x 86,400 steps: reference hosts' raw rows are a fixed cost,
-        # the rest (deviating raw rows, rollups, batch keys) scales with the host count.
-        others = max(1, args.hosts - ref)
-        day_steps = DAY  # 1 step/s
-        raw_day = per_raw_row * day_steps * (ref * raw_ref / max(1, ref * args.seconds))
-        raw_day += per_raw_row * day_steps * (TARGET_HOSTS - ref) * raw_other / (others * args.seconds)
-        rollup_day = per_rollup * n_rollups / host_steps * TARGET_HOSTS * day_steps
-        batch_day = per_batch * TARGET_HOSTS * DAY / args.batch_seconds
-        total = raw_day + rollup_day + batch_day
-        print(f"storage_1024_hosts_day_raw_gb={raw_day / 1e9:.2f}")
-        print(f"storage_1024_hosts_day_rollups_gb={rollup_day / 1e9:.2f}")
-        print(f"storage_1024_hosts_day_batch_keys_gb={batch_day / 1e9:.2f}")
-        print(f"storage_1024_hosts_day_total_gb={total / 1e9:.2f}")
-        print(f"storage_1024_hosts_day_every_step_a_row_gb={per_raw_row * TARGET_HOSTS * DAY / 1e9:.2f}")
+        print(f"storage_rollup_rows={n_rollups}")
+        print(f"storage_batch_seconds={args.batch_seconds}")
+        counts = (raw_ref, raw_other, n_rollups, n_batches)
+        report("after_vacuum", sz, counts, args, ref)
+        # VACUUM FULL rewrites the tables without the dead row versions the rollups' upserts leave
+        # behind: the live size, which a long run approaches as autovacuum lets space be reused.
+        engine = make_engine(url)
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+            c.execute(text("VACUUM FULL"))
+            sz = sizes(c)
+        engine.dispose()
+        report("live", sz, counts, args, ref)
         prune_s, drop_s, size = drop_day(url, job_id, args.drop_rows)
         print(f"storage_dropped_partition_rows={args.drop_rows}")
         print(f"storage_dropped_partition_bytes={size}")

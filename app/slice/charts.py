@@ -1,6 +1,6 @@
 """Plotly figures of a slice: pure functions, data in, figure JSON out (like dashboard/charts.py).
 
-A heatmap draws 1,024 hosts x 48 buckets as one trace; the bands draw three; the chip
+A heatmap draws 1,024 hosts x 64 buckets as one trace; the bands draw three; the chip
 distributions are histograms. None of them grows with the number of hosts the way one line per
 host would.
 """
@@ -30,7 +30,8 @@ def heatmap_figure(data: SliceData, metric: str, title: str) -> Figure:
         "hovertemplate": "host %{y}<br>steps %{x}+<br>%{z:.4f} s<extra></extra>",
         "zsmooth": False,
     }
-    note = f" (mean over {data.bucket_steps} steps per cell)"
+    span = f", steps {data.steps[0]}–{data.steps[-1] + data.bucket_steps - 1}" if data.steps else ""
+    note = f" (mean over {data.bucket_steps} steps per cell{span})"
     fig = _figure([trace], title + " by host" + note, "step", "host", {"zoom": False, "metric": metric})
     fig["layout"]["yaxis"].update(rangemode="normal", autorange="reversed")
     fig["layout"]["height"] = 360

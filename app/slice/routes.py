@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request
 from tpuwatch.server.deps import JobDep, PageJobDep, SessionDep, ViewerDep
 from tpuwatch.server.slice.page import which_host
 from tpuwatch.server.slice.schemas import HostPage, SliceData, WhichHost
-from tpuwatch.server.slice.service import host_page, slice_data
+from tpuwatch.server.slice.service import COLUMNS, host_page, slice_data
 from tpuwatch.server.web import render
 
 api = APIRouter(prefix="/api/v1", tags=["slice"])
@@ -28,7 +28,7 @@ PerPageQ = Annotated[int, Query(ge=1, le=500)]
 def get_slice(
     job: JobDep,
     session: SessionDep,
-    columns: Annotated[int, Query(ge=4, le=200)] = 48,
+    columns: Annotated[int, Query(ge=4, le=200)] = COLUMNS,
     start: Annotated[int | None, Query(ge=0)] = None,
     end: Annotated[int | None, Query(ge=0)] = None,
 ):

@@ -18,7 +18,7 @@ from tpuwatch.server.slice.schemas import HostPage, HostStat, SliceData
 from tpuwatch.wire import MetricName
 
 SLICE_HOSTS = 16  # past this many hosts the job page draws the slice, not one line per host
-COLUMNS = 48
+COLUMNS = 64
 CHIP_WINDOW_S = 30.0  # a chip's latest sample within this long of the job's newest one
 SORTS = ("step_time", "input_wait", "vs_median", "last_step", "last_seen_at", "host_index")
 
@@ -51,6 +51,8 @@ def slice_data(
     hi = int(end) if end is not None else int(job.last_step or 0)
     lo = max(0, int(start) if start is not None else 0)
     level = pick_level(max(1, hi - lo + 1), columns)
+    if level and (hi - lo + 1) / LEVEL_WIDTHS[level] < columns / 4:
+        level -= 1  # a handful of wide columns shows nothing: the latest finer ones instead
     width = LEVEL_WIDTHS[level]
     lo -= lo % width
     buckets = list(range(lo, hi + 1, width))[-(columns + 1) :]
@@ -121,7 +123,7 @@ def _bands(m: np.ndarray) -> dict[str, list[float | None]]:
 
 
 def _row(v: np.ndarray) -> list[float | None]:
-    # Five significant digits are plenty for a colour or a band, and keep 1,024 x 48 cells small.
+    # Five significant digits are plenty for a colour or a band, and keep 1,024 x 64 cells small.
     return [None if x != x else float(f"{x:.5g}") for x in v.tolist()]
 
 
