@@ -123,12 +123,14 @@ def _bands(m: np.ndarray) -> dict[str, list[float | None]]:
 
 
 def _row(v: np.ndarray) -> list[float | None]:
-    # Five significant digits are plenty for a colour or a band, and keep 1,024 x 64 cells small.
-    return [None if x != x else float(f"{x:.5g}") for x in v.tolist()]
+    return _rows(v[None, :])[0]
 
 
 def _rows(m: np.ndarray) -> list[list[float | None]]:
-    return [_row(v) for v in m]
+    # Microseconds are plenty for a colour or a band, and keep 1,024 x 64 cells small on the wire.
+    r = np.round(m, 6).astype(object)
+    r[np.isnan(m)] = None
+    return r.tolist()
 
 
 def _chips(session: Session, job_id: int) -> tuple[list[float], list[float]]:
