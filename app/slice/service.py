@@ -9,10 +9,10 @@ Reads stay bounded for any run: the rollup level is the finest whose buckets ove
 from __future__ import annotations
 
 import numpy as np
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tpuwatch.server.models import LEVEL_WIDTHS, Job, JobHost, Metric, StepRollup
+from tpuwatch.server.models import LEVEL_WIDTHS, Job, JobHost, Metric
 from tpuwatch.server.slice.hosts import host_stats
 from tpuwatch.server.slice.schemas import HostPage, HostStat, SliceData
 from tpuwatch.wire import MetricName
@@ -70,31 +70,18 @@ def slice_data(
             hbm=hbm,
             duty=duty,
         )
-    rows = (
-        session.connection()
-        .execute(
-            select(
-                StepRollup.host_index,
-                StepRollup.bucket,
-                StepRollup.n,
-                StepRollup.sum_duration,
-                StepRollup.sum_wait,
-            ).where(
-                StepRollup.job_id == job.id,
-                StepRollup.level == level,
-                StepRollup.host_index.in_(bindparam("hosts", expanding=True)),
-                StepRollup.bucket.between(buckets[0], buckets[-1]),
-            ),
-            {"hosts": hosts},
-        )
-        .all()
+    rows = _fetch(
+        session,
+        "SELECT host_index, bucket, n, sum_duration, sum_wait FROM step_rollups WHERE job_id = {m} "
+        "AND level = {m} AND host_index IN ({hosts}) AND bucket BETWEEN {m} AND {m}",
+        [job.id, level, *hosts, buckets[0], buckets[-1]],
+        len(hosts),
     )
-    row_of = {h: i for i, h in enumerate(hosts)}
     time = np.full((len(hosts), len(buckets)), np.nan)
     wait = np.full_like(time, np.nan)
     if rows:
-        a = np.array([tuple(r) for r in rows], dtype=np.float64)
-        r = np.array([row_of[int(h)] for h in a[:, 0]])
+        a = np.array(rows, dtype=np.float64)
+        r = np.searchsorted(np.array(hosts), a[:, 0])  # hosts are in ascending order
         c = ((a[:, 1] - buckets[0]) // width).astype(int)
         time[r, c] = a[:, 3] / a[:, 2]
         wait[r, c] = a[:, 4] / a[:, 2]
@@ -109,6 +96,19 @@ def slice_data(
         hbm=hbm,
         duty=duty,
     )
+
+
+def _fetch(session: Session, sql: str, params: list, n_hosts: int = 0) -> list[tuple]:
+    """Plain tuples from the DB-API cursor of this session's connection: 60,000 rows as SQLAlchemy
+    rows cost more than the rest of the request. ``{m}`` is a parameter, ``{hosts}`` n of them."""
+    conn = session.connection()
+    m = "?" if conn.dialect.name == "sqlite" else "%s"
+    cursor = conn.connection.cursor()
+    try:
+        cursor.execute(sql.format(m=m, hosts=", ".join([m] * n_hosts)), params)
+        return cursor.fetchall()
+    finally:
+        cursor.close()
 
 
 def _bands(m: np.ndarray) -> dict[str, list[float | None]]:
@@ -144,11 +144,12 @@ def _chips(session: Session, job_id: int) -> tuple[list[float], list[float]]:
         ).scalar()
         if top is None:
             continue
-        rows = conn.execute(
-            select(Metric.host_index, Metric.chip, Metric.value)
-            .where(Metric.job_id == job_id, Metric.name == name, Metric.ts > top - CHIP_WINDOW_S)
-            .order_by(Metric.ts)
-        ).all()
+        rows = _fetch(
+            session,
+            "SELECT host_index, chip, value FROM metrics "
+            "WHERE job_id = {m} AND name = {m} AND ts > {m} ORDER BY ts",
+            [job_id, name, top - CHIP_WINDOW_S],
+        )
         latest[name] = {(h, c): v for h, c, v in rows if v is not None}  # the newest sample wins
     shares = [v / latest[total][k] for k, v in latest.get(used, {}).items() if latest.get(total, {}).get(k)]
     return [float(f"{x:.4g}") for x in shares], [float(f"{x:.4g}") for x in latest.get(duty, {}).values()]
