@@ -1,6 +1,6 @@
 """Plotly figures of a slice: pure functions, data in, figure JSON out (like dashboard/charts.py).
 
-A heatmap draws 1,024 hosts x 64 buckets as one trace; the bands draw three; the chip
+A heatmap draws 1,024 hosts x 32 buckets as one trace; the bands draw three; the chip
 distributions are histograms. None of them grows with the number of hosts the way one line per
 host would.
 """

@@ -14,7 +14,6 @@ from tpuwatch.server.slice.schemas import HostStat, WhichHost
 from tpuwatch.server.slice.service import host_page, is_slice, slice_data
 
 STOPPED = ("stalled", "lost", "failed")
-PAGE_COLUMNS = 32  # the page's heatmaps: half the API's default, so the page paints sooner
 
 
 def which_host(
@@ -36,7 +35,7 @@ def page_context(session: Session, job: Job, hosts: int) -> dict:
     stats = host_stats(session, job)
     out: dict = {"wh": which_host(session, job, stats=stats)}
     if is_slice(hosts):
-        data = slice_data(session, job, columns=PAGE_COLUMNS)
+        data = slice_data(session, job)
         first = host_page(session, job, stats=stats)
         out["slice"] = {"figures": slice_figures(data), "hosts": first, "job_id": job.id}
     return out

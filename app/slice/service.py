@@ -18,7 +18,7 @@ from tpuwatch.server.slice.schemas import HostPage, HostStat, SliceData
 from tpuwatch.wire import MetricName
 
 SLICE_HOSTS = 16  # past this many hosts the job page draws the slice, not one line per host
-COLUMNS = 64
+COLUMNS = 32
 CHIP_WINDOW_S = 30.0  # a chip's latest sample within this long of the job's newest one
 SORTS = ("step_time", "input_wait", "vs_median", "last_step", "last_seen_at", "host_index")
 
@@ -127,7 +127,7 @@ def _row(v: np.ndarray) -> list[float | None]:
 
 
 def _rows(m: np.ndarray) -> list[list[float | None]]:
-    # Microseconds are plenty for a colour or a band, and keep 1,024 x 64 cells small on the wire.
+    # Microseconds are plenty for a colour or a band, and keep 1,024 x 32 cells small on the wire.
     r = np.round(m, 6).astype(object)
     r[np.isnan(m)] = None
     return r.tolist()
