@@ -24,6 +24,7 @@ DOMAINS = (
     "postmortem",
     "alerts",
     "goodput",
+    "slice",
 )
 
 

@@ -74,7 +74,7 @@ def _prune(args: argparse.Namespace) -> int:
         engine.dispose()
     print(
         f"pruned {done['deleted']} raw steps older than {args.raw_older_than:g} days from {done['jobs']} "
-        f"job(s); rollups rebuilt first for {done['rebuilt']}"
+        f"job(s) ({done['partitions']} day partition(s) dropped); rollups rebuilt first for {done['rebuilt']}"
     )
     return 0
 

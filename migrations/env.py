@@ -9,6 +9,14 @@ config = context.config
 target_metadata = Base.metadata
 
 
+def _include_name(name, type_, parent_names) -> bool:
+    # The day partitions of steps come and go with time (created ahead, dropped by retention):
+    # they are data, not schema.
+    from tpuwatch.server.series.partitions import is_partition
+
+    return not (type_ == "table" and name and is_partition(name))
+
+
 def _url() -> str:
     url = config.get_main_option("sqlalchemy.url")
     if url:
@@ -32,6 +40,7 @@ def run_online() -> None:
             target_metadata=target_metadata,
             render_as_batch=connection.dialect.name == "sqlite",
             compare_type=True,
+            include_name=_include_name,
         )
         with context.begin_transaction():
             context.run_migrations()

@@ -33,6 +33,7 @@ from tpuwatch.server.models import (
     Step,
 )
 from tpuwatch.server.settings import Settings
+from tpuwatch.server.slice.hosts import stopped_first
 from tpuwatch.wire import Kind, MetricName
 
 ACTIVE_HORIZON_S = 24 * 3600.0  # a job silent longer than this before we first saw it is history
@@ -143,6 +144,7 @@ class Evaluator:
             after = job.last_step_at or job.started_at
             f.hang_lines = [line for ts, line in (m.hangs or []) if ts > after]
             f.gaps = self._step_gaps(session, job)
+            f.host_lines = stopped_first(session, job, now).lines
             f.duty_cycle_max = session.scalar(
                 select(Metric.value)
                 .where(

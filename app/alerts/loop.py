@@ -20,9 +20,11 @@ from tpuwatch.server.alerts.delivery import deliver_due
 from tpuwatch.server.alerts.evaluator import Evaluator
 from tpuwatch.server.alerts.leader import Leadership
 from tpuwatch.server.db import transaction
+from tpuwatch.server.series import partitions
 from tpuwatch.server.settings import Settings
 
 log = logging.getLogger("tpuwatch.alerts")
+PARTITIONS_EVERY_S = 3600.0  # the leader makes sure the next days' step partitions exist this often
 
 
 class AlertRunner:
@@ -35,6 +37,7 @@ class AlertRunner:
         self.leadership = Leadership(settings.database_url)
         self.evaluator = Evaluator(settings)
         self.leading = False
+        self.partitions_at = float("-inf")
 
     def tick(self) -> bool:
         """Evaluate and deliver if this process leads; returns whether it did."""
@@ -45,6 +48,12 @@ class AlertRunner:
         self.leading = leading
         if not leading:
             return False
+        if time.monotonic() - self.partitions_at > PARTITIONS_EVERY_S:
+            with transaction(self.factory) as session:
+                made = partitions.ensure(session.connection())
+            if made:
+                log.info("steps: created partitions %s", ", ".join(made))
+            self.partitions_at = time.monotonic()
         with transaction(self.factory) as session:
             self.evaluator.evaluate(session, time.time())
         deliver_due(

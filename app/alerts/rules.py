@@ -54,6 +54,7 @@ class JobFacts:
     error_title: str | None = None
     speed: SpeedFacts | None = None  # recent step intervals and the job's usual one (slowdown)
     floors: FloorFacts | None = None  # goodput / MFU against the project's floors
+    host_lines: list[str] = field(default_factory=list)  # which host of a slice stopped first
 
     def phase_open(self) -> bool:
         return self.phase_began_at is not None and (self.phase_ended_at or 0) < self.phase_began_at
@@ -168,11 +169,14 @@ def _with_evidence(summary: str, f: JobFacts) -> str:
         lines.append(f"device busy: TPU duty cycle up to {f.duty_cycle_max:.0f}% in the last minutes")
     for line in f.hang_lines[-2:]:
         lines.append(f"log: {line.strip()[:300]}")
+    lines.extend(f.host_lines)
     return "\n".join(lines)
 
 
 def _details(f: JobFacts, silent: float, phase_s: float | None) -> dict:
     d: dict = {"silent_s": round(silent, 1), "last_step": f.last_step, "hang_lines": f.hang_lines[-2:]}
+    if f.host_lines:
+        d["hosts"] = f.host_lines
     if f.duty_cycle_max is not None:
         d["duty_cycle_max"] = f.duty_cycle_max
     if phase_s is not None:

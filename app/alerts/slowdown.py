@@ -31,6 +31,7 @@ class SpeedFacts:
     base_wait: float = 0.0  # usual input wait per step
     steps: list[tuple[float, float, float]] = field(default_factory=list)  # (end ts, interval, wait)
     hosts: dict[int, float] = field(default_factory=dict)  # recent median step time per host
+    host_lines: list[str] = field(default_factory=list)  # the slowest hosts, input- or compute-bound
     hbm_before: float | None = None  # peak HBM share before the slow stretch, and during it
     hbm_after: float | None = None
     excluded: list[tuple[float, float]] = field(default_factory=list)  # phase intervals
@@ -103,7 +104,9 @@ def what_changed(sf: SpeedFacts, recent: list, since: float | None) -> tuple[lis
     if wait - sf.base_wait >= WAIT_SHARE * (med - sf.baseline) and wait > sf.base_wait:
         lines.append(f"input wait rose from {_s(sf.base_wait)} to {_s(wait)} a step: input-bound")
         data["input_wait"] = [sf.base_wait, wait]
-    if len(sf.hosts) > 1:
+    if sf.host_lines:
+        lines.extend(sf.host_lines)
+    elif len(sf.hosts) > 1:
         host, worst = max(sf.hosts.items(), key=lambda kv: kv[1])
         others = statistics.median(v for h, v in sf.hosts.items() if h != host)
         if others and worst > HOST_SKEW * others:

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from tpuwatch.server.alerts.slowdown import FloorFacts, SpeedFacts, is_slow, slow_since, threshold
 from tpuwatch.server.models import LEVEL_WIDTHS, Job, JobHost, Metric, Project, Step, StepRollup
 from tpuwatch.server.settings import Settings
+from tpuwatch.server.slice.hosts import host_stats, slow_lines, slowest
 from tpuwatch.wire import MetricName
 
 MIN_STEPS = 32  # steps before a job has a usual speed
@@ -102,6 +103,8 @@ class SpeedTracker:
         if is_slow(sf, now, self.settings):  # worth a few more reads: what changed with it
             since = slow_since(sf, threshold(sf.baseline, sf.spread, self.settings)) or now
             sf.hosts = _hosts(session, job.id)
+            if len(sf.hosts) > 2:
+                sf.host_lines = slow_lines(slowest(host_stats(session, job)))
             sf.hbm_before = _hbm_share(session, job.id, since - 600, since)
             sf.hbm_after = _hbm_share(session, job.id, since, now)
         return sf

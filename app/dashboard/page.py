@@ -14,8 +14,10 @@ from tpuwatch.server.jobs.schemas import HostOut, JobDetail
 from tpuwatch.server.jobs.service import job_detail
 from tpuwatch.server.metrics.service import HBM_TOTAL, HBM_USED, device_series
 from tpuwatch.server.models import Event, Job, Metric, Step
+from tpuwatch.server.series.schemas import StepSeries
 from tpuwatch.server.series.service import step_series
 from tpuwatch.server.settings import Settings
+from tpuwatch.server.slice.service import is_slice
 from tpuwatch.wire import Kind
 
 STRAGGLER = 1.2  # a host whose median step time is 20% above the median of the others
@@ -45,9 +47,13 @@ def mark_stragglers(hosts: list[HostOut]) -> list[HostRow]:
     [False, False, True]
     """
     rows = []
+    known = sorted(h.step_time_p50 for h in hosts if h.step_time_p50)
     for h in hosts:
-        others = [o.step_time_p50 for o in hosts if o is not h and o.step_time_p50]
-        mid = statistics.median(others) if others else None
+        if len(known) > 16:  # a slice: one host barely moves the median, and n medians cost n²
+            mid = statistics.median(known)
+        else:
+            others = [o.step_time_p50 for o in hosts if o is not h and o.step_time_p50]
+            mid = statistics.median(others) if others else None
         slowdown = h.step_time_p50 / mid if mid and h.step_time_p50 else None
         rows.append(
             HostRow(**h.model_dump(), straggler=bool(slowdown and slowdown > STRAGGLER), slowdown=slowdown)
@@ -175,14 +181,18 @@ def job_page(session: Session, job: Job, settings: Settings, points: int = 2000)
     detail: JobDetail = job_detail(session, job, settings)
     events = load_events(session, job.id)
     hosts = mark_stragglers(detail.host_list)
-    device = device_series(session, job.id)
+    # A slice draws heatmaps and bands (app/slice), not one line per host and chip.
+    big = is_slice(detail.hosts)
+    device = {} if big else device_series(session, job.id)
     return JobPage(
         job=detail,
         hosts=hosts,
         error_cards=error_cards(events),
         perf_cards=perf_card_dicts(session, job, hosts, job_facts(job, events)),
         timeline=timeline(session, job, events),
-        steps=step_series(session, job, points=points),
+        steps=StepSeries(job_id=job.id, points=points, total_steps=job.steps, series=[])
+        if big
+        else step_series(session, job, points=points),
         device={k: (v if isinstance(v, str) else [s.model_dump() for s in v]) for k, v in device.items()},
         postmortem_url=f"/jobs/{job.id}/postmortem" if detail.status in ("failed", "lost") else None,
         **page_goodput(session, job, settings),

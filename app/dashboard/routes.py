@@ -10,6 +10,7 @@ from tpuwatch.server.dashboard.schemas import JobPage, Overview
 from tpuwatch.server.deps import JobDep, PageJobDep, ReaderDep, SessionDep, SettingsDep, ViewerDep
 from tpuwatch.server.goodput import charts as goodput_charts
 from tpuwatch.server.jobs.routes import NameQ, ProjectQ, StatusQ
+from tpuwatch.server.slice.page import page_context
 from tpuwatch.server.web import FormatQ, json_twin, render
 
 api = APIRouter(prefix="/api/v1", tags=["dashboard"])
@@ -85,4 +86,5 @@ def job_page(
         return json_twin(data)
     figures = {**charts.step_figures(data.steps), **charts.device_figures(data.device)}
     figures.update(goodput_charts.page_figures(data))
-    return render(request, "jobs/detail.html", {"p": data, "figures": figures}, principal=principal)
+    context = {"p": data, "figures": figures, **page_context(session, job, data.job.hosts)}
+    return render(request, "jobs/detail.html", context, principal=principal)

@@ -15,6 +15,7 @@ from tpuwatch.server.db import bulk_insert, insert_ignore
 from tpuwatch.server.ingest.schemas import Batch, IngestResult
 from tpuwatch.server.models import Event, IngestBatch, IngestDrop, Job, JobHost
 from tpuwatch.server.series.rollups import write_rollups
+from tpuwatch.server.series.thinning import Reference, keep_rows, keeps_every_step
 from tpuwatch.server.triage.service import classify_events
 from tpuwatch.wire import Kind
 
@@ -108,14 +109,20 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
     host = batch.run.host
 
     if batch.steps:
-        bulk_insert(
-            session,
-            "steps",
-            STEP_COLUMNS,
-            [(job_id, host, s, t, d, w) for s, t, d, w in batch.steps],
-            numbers_only=True,
+        kept = (
+            batch.steps
+            if keeps_every_step(host)
+            else keep_rows(host, batch.steps, _reference(session, job_id))
         )
-        write_rollups(session, job_id, host, batch.steps)
+        if kept:
+            bulk_insert(
+                session,
+                "steps",
+                STEP_COLUMNS,
+                [(job_id, host, s, t, d, w) for s, t, d, w in kept],
+                numbers_only=True,
+            )
+        write_rollups(session, job_id, host, batch.steps)  # every step, kept as a row or not
     if batch.events:
         events = classify_events(batch.events)
         session.execute(
@@ -133,6 +140,13 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
         bulk_insert(session, "metrics", METRIC_COLUMNS, rows)
     _update_aggregates(session, job_id, batch, now)
     return IngestResult(job_id=job_id, stored=batch.size)
+
+
+def _reference(session: Session, job_id: int) -> Reference:
+    row = session.execute(
+        select(Job.step_time_p50, Job.input_wait_p50, Job.last_step, Job.last_step_at).where(Job.id == job_id)
+    ).one()
+    return Reference(*row)
 
 
 def _duplicate(session: Session, job_id: int, batch: Batch, digest: str | None) -> IngestResult:
@@ -242,9 +256,16 @@ def _update_aggregates(session: Session, job_id: int, batch: Batch, now: float) 
             last_step=_greatest(Job.last_step, last[0]),
             last_step_at=_greatest(Job.last_step_at, last[1]),
             first_step_at=_least(Job.first_step_at, first_ts),
-            step_time_p50=p50,
-            input_wait_p50=wait_p50,
         )
+        # The job's usual step comes from its reference hosts (a slow host of a slice would move it
+        # and make the others' usual steps look like deviations); any host gives a first value.
+        if keeps_every_step(batch.run.host):
+            job_values.update(step_time_p50=p50, input_wait_p50=wait_p50)
+        else:
+            job_values.update(
+                step_time_p50=func.coalesce(Job.step_time_p50, p50),
+                input_wait_p50=func.coalesce(Job.input_wait_p50, wait_p50),
+            )
         host_values.update(
             steps=JobHost.steps + n,
             last_step=_greatest(JobHost.last_step, last[0]),

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from tpuwatch.server.goodput.schemas import JobGoodput, MfuPoint, RunGoodput
 from tpuwatch.server.jobs.schemas import JobDetail
 from tpuwatch.server.series.schemas import StepSeries
+from tpuwatch.server.slice.schemas import WhichHost
 
 
 class Phase(BaseModel):
@@ -61,3 +62,4 @@ class PostMortem(BaseModel):
     goodput: JobGoodput | None = None  # where the attempt's time went
     run_goodput: RunGoodput | None = None  # its training run, when relaunched
     mfu_points: list[MfuPoint] = []
+    which_host: WhichHost | None = None  # a job of several hosts: which stopped first, which was slow

@@ -18,6 +18,8 @@ from tpuwatch.server.models import Event, Job, JobHost, Step
 from tpuwatch.server.postmortem.schemas import LastStep, LogLine, Phase, PostMortem, RunSummary
 from tpuwatch.server.series.service import step_series
 from tpuwatch.server.settings import Settings
+from tpuwatch.server.slice.hosts import host_stats, slow_lines, slowest, stopped_first
+from tpuwatch.server.slice.schemas import WhichHost
 from tpuwatch.wire import Kind
 
 LAST_STEPS = 20  # rows of the "last steps" table
@@ -173,8 +175,17 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
         archive_location=location,
         previous=previous_success(session, job, settings),
         this_run=summary(job, detail),
+        which_host=which_host(session, job, end) if detail.hosts > 1 else None,
         **page_goodput(session, job, settings),
     )
+
+
+def which_host(session: Session, job: Job, end: float) -> WhichHost:
+    """The hosts that stopped first (as of the end) and the slowest ones, with their sentences."""
+    found = stopped_first(session, job, end)
+    found.slowest = slowest(host_stats(session, job))
+    found.lines = found.lines + slow_lines(found.slowest)
+    return found
 
 
 def generated_at() -> float:

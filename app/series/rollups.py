@@ -15,6 +15,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.models import LEVEL_WIDTHS, Step, StepRollup
+from tpuwatch.server.series import partitions
+from tpuwatch.server.series.thinning import keeps_every_step
 
 COLUMNS = (
     "job_id",
@@ -140,9 +142,11 @@ def rebuild(session: Session, job_id: int, chunk: int = 200_000) -> int:
 
     Returns the raw steps read. Rollups of steps already pruned are kept: buckets that raw rows
     still cover are replaced, the others stay as they were."""
-    hosts = session.scalars(select(Step.host_index).where(Step.job_id == job_id).distinct()).all()
+    raw, rolled = _counts(session, job_id)
     total = 0
-    for host in hosts:
+    # A host whose rollups already count every raw row is left alone: a slice's hosts past the
+    # reference ones keep only deviating steps as rows, and their rollups hold all the others.
+    for host in [h for h, n in raw.items() if keeps_every_step(h) or (rolled.get(h) or 0) < n]:
         levels: list[dict[int, list]] = [{} for _ in LEVEL_WIDTHS]
         after = -1
         while True:
@@ -182,8 +186,8 @@ def rebuild(session: Session, job_id: int, chunk: int = 200_000) -> int:
     return total
 
 
-def covered(session: Session, job_id: int) -> bool:
-    """True when the finest rollups count at least every raw step of the job, host by host."""
+def _counts(session: Session, job_id: int) -> tuple[dict, dict]:
+    """Raw rows and finest-rollup steps of a job, host by host."""
     raw = dict(
         session.execute(
             select(Step.host_index, func.count()).where(Step.job_id == job_id).group_by(Step.host_index)
@@ -196,24 +200,56 @@ def covered(session: Session, job_id: int) -> bool:
             .group_by(StepRollup.host_index)
         ).all()
     )
+    return raw, rolled
+
+
+def covered(session: Session, job_id: int) -> bool:
+    """True when the finest rollups count at least every raw step of the job, host by host."""
+    raw, rolled = _counts(session, job_id)
     return all((rolled.get(h) or 0) >= n for h, n in raw.items())
 
 
 def prune_raw_steps(session: Session, older_than_days: float, now: float | None = None) -> dict:
-    """Delete raw steps that ended more than ``older_than_days`` ago, job by job, after making sure
-    their rollups exist (rebuilding them when not). Rollups are never pruned.
+    """Remove raw steps that ended more than ``older_than_days`` ago, after making sure their jobs'
+    rollups exist (rebuilding them when not). Rollups are never pruned.
 
-    Returns ``{"jobs": ..., "rebuilt": ..., "deleted": ...}``."""
+    On PostgreSQL whole day partitions go with ``DROP TABLE`` (see partitions.py); only rows in the
+    default partition are deleted one by one. On SQLite rows are deleted.
+
+    Returns ``{"jobs": ..., "rebuilt": ..., "deleted": ..., "partitions": ...}`` (rows of a dropped
+    partition are PostgreSQL's estimate)."""
     if older_than_days < 0:
         raise ValueError("older_than_days must be zero or more")
     cutoff = (now if now is not None else time.time()) - older_than_days * 86400
-    job_ids = session.scalars(select(Step.job_id).where(Step.ts < cutoff).distinct()).all()
-    rebuilt = deleted = 0
+    conn = session.connection()
+    jobs: set[int] = set()
+    rebuilt = deleted = dropped = 0
+    table = Step.__table__
+    if partitions.partitioned(conn):
+        partitions.ensure(conn)
+        for name in partitions.expired(conn, cutoff):
+            for job_id in partitions.job_ids_in(conn, name):
+                jobs.add(job_id)
+                if not covered(session, job_id):
+                    rebuild(session, job_id)
+                    rebuilt += 1
+            deleted += partitions.drop(conn, name)
+            dropped += 1
+        table = table_for_rows(partitions.DEFAULT)
+    job_ids = session.scalars(select(table.c.job_id).where(table.c.ts < cutoff).distinct()).all()
     for job_id in job_ids:
-        if not covered(session, job_id):
+        if job_id not in jobs and not covered(session, job_id):
             rebuild(session, job_id)
             rebuilt += 1
-        result = session.execute(Step.__table__.delete().where(Step.job_id == job_id, Step.ts < cutoff))
+        jobs.add(job_id)
+        result = session.execute(table.delete().where(table.c.job_id == job_id, table.c.ts < cutoff))
         deleted += result.rowcount or 0
     session.flush()
-    return {"jobs": len(job_ids), "rebuilt": rebuilt, "deleted": deleted}
+    return {"jobs": len(jobs), "rebuilt": rebuilt, "deleted": deleted, "partitions": dropped}
+
+
+def table_for_rows(name: str):
+    """A lightweight table of ``name`` with the columns retention reads (a partition of steps)."""
+    from sqlalchemy import column, table
+
+    return table(name, column("job_id"), column("ts"))

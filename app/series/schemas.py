@@ -17,5 +17,5 @@ class StepSeries(BaseModel):
     points: int
     total_steps: int
     series: list[Series]
-    source: str = "raw"  # raw steps, or rollups for a wide view
+    source: str = "raw"  # raw steps, rollups for a wide view, or "mixed": raw for some hosts
     bucket_steps: int = 1  # steps each rollup bucket summarizes

@@ -66,24 +66,30 @@ def step_series(
     if hi < lo:
         return StepSeries(job_id=job.id, points=points, total_steps=job.steps, series=[])
     level = pick_level(hi - lo + 1, points, len(hosts))
-    series: list[Series] | None = None
+    series: list[Series] = []
+    source = "rollup"
     if level is None:
-        series = _raw_series(session, job.id, hosts, lo, hi, points)
-        if series is None:  # raw steps of this window were pruned: the finest rollups still hold it
-            level = 0
-    if series is None:
+        # Hosts whose raw steps of this window are gone (pruned, or a slice's hosts past the
+        # reference ones, which keep only deviating steps) draw from the finest rollups instead.
+        series, thin = _raw_series(session, job.id, hosts, lo, hi, points)
+        source = "raw" if not thin else "mixed" if series else "rollup"
+        if thin:
+            series += _rollup_series(session, job.id, thin, lo, hi, points, 0)
+            series.sort(key=lambda s: s.host)
+    else:
         series = _rollup_series(session, job.id, hosts, lo, hi, points, level)
     return StepSeries(
         job_id=job.id,
         points=points,
         total_steps=job.steps,
         series=series,
-        source="raw" if level is None else "rollup",
-        bucket_steps=1 if level is None else LEVEL_WIDTHS[level],
+        source=source,
+        bucket_steps=1 if source == "raw" else LEVEL_WIDTHS[level or 0],
     )
 
 
-def _raw_series(session, job_id, hosts, lo, hi, points) -> list[Series] | None:
+def _raw_series(session, job_id, hosts, lo, hi, points) -> tuple[list[Series], list[int]]:
+    """Series of the hosts whose raw steps cover the window, and the hosts whose do not."""
     rows = (
         session.connection()
         .execute(
@@ -93,28 +99,38 @@ def _raw_series(session, job_id, hosts, lo, hi, points) -> list[Series] | None:
         )
         .all()
     )
-    rolled = session.scalar(
-        select(func.coalesce(func.sum(StepRollup.n), 0)).where(
-            StepRollup.job_id == job_id,
-            StepRollup.level == 0,
-            StepRollup.host_index.in_(hosts),
-            StepRollup.bucket.between(lo - lo % LEVEL_WIDTHS[0], hi),
-        )
+    rolled = dict(
+        session.execute(
+            select(StepRollup.host_index, func.sum(StepRollup.n))
+            .where(
+                StepRollup.job_id == job_id,
+                StepRollup.level == 0,
+                StepRollup.host_index.in_(hosts),
+                StepRollup.bucket.between(lo - lo % LEVEL_WIDTHS[0], hi),
+            )
+            .group_by(StepRollup.host_index)
+        ).all()
     )
-    # The edge buckets reach up to a bucket's width past the window on each side.
-    if len(rows) < rolled - 2 * LEVEL_WIDTHS[0] * len(hosts) or (rolled and not rows):
-        return None
     out: list[Series] = []
-    if not rows:
-        return out
-    arr = _as_array(rows)
-    for h, part in _split_by_host(arr):
+    arr = _as_array(rows) if rows else np.zeros((0, 4))
+    have = dict(_split_by_host(arr)) if rows else {}
+    thin = []
+    for h in hosts:
+        n = int(rolled.get(h) or 0)
+        part = have.get(h)
+        count = 0 if part is None else len(part)
+        # The edge buckets reach up to a bucket's width past the window on each side.
+        if count < n - 2 * LEVEL_WIDTHS[0] or (n and not count):
+            thin.append(h)
+            continue
+        if part is None:
+            continue
         x = np.ascontiguousarray(part[:, 1])
         for col, name in ((2, "step_time"), (3, "input_wait")):
             y = np.ascontiguousarray(part[:, col])
             idx = downsample(x, y, points)
             out.append(Series(host=h, metric=name, x=x[idx].tolist(), y=y[idx].tolist()))
-    return out
+    return out, thin
 
 
 def _rollup_series(session, job_id, hosts, lo, hi, points, level) -> list[Series]:

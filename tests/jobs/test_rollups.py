@@ -98,7 +98,7 @@ def test_prune_deletes_old_raw_steps_and_charts_still_draw_the_whole_run(session
         job = s.get(Job, job_id)
         full = step_series(s, job, points=200)
         pruned_window = step_series(s, job, points=2000, start=700, end=900)
-    assert result == {"jobs": 1, "rebuilt": 1, "deleted": 3000}
+    assert result == {"jobs": 1, "rebuilt": 1, "deleted": 3000, "partitions": 0}
     assert raw == 1000
     spike = next(x for x in full.series if x.metric == "step_time")
     assert max(spike.y) == 5.0 and min(spike.x) <= 16 and max(spike.x) >= 3990
