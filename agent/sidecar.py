@@ -32,6 +32,8 @@ from tpuwatch.sources.runner import SourceOptions
 from tpuwatch.tracebacks import TracebackAssembler
 
 HANG_HINTS = ("HANG_DETECTED", "TPU Execute is taking a long time")
+# Keras TerminateOnNaN prints this and stops fit() cleanly: exit 0, but the run diverged.
+DIVERGED_LINE = "Invalid loss, terminating training"
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
@@ -98,6 +100,8 @@ class _Tee(threading.Thread):
             if hint in line:
                 self.mon.event(wire.Kind.HANG_HINT, line[:2000], stream=stream.name)
                 break
+        if DIVERGED_LINE in line:
+            self.mon.event(wire.Kind.ERROR, line[:2000], source="log")
         for err in stream.assembler.feed(line):
             self._report(stream, err)
 

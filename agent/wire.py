@@ -9,7 +9,7 @@ allowed) is one object; its rows are arrays, not objects, so 20,000 steps stay s
      "sent_at": 1700000000.0,
      "steps":   [[step, end_ts, duration_s, input_wait_s], ...],
      "events":  [[ts, kind, message, data], ...],
-     "metrics": [[ts, name, chip, value], ...],
+     "metrics": [[ts, name, chip, value], [ts, name, chip, value, step], ...],
      "dropped": 0}
 
 ``run.group`` names the training run this job is an attempt of (a relaunch that resumes from a
@@ -36,7 +36,7 @@ MAX_TIME = 4_102_444_800.0
 # The positions of each row's fields.
 STEP_FIELDS = ("step", "ts", "duration", "input_wait")
 EVENT_FIELDS = ("ts", "kind", "message", "data")
-METRIC_FIELDS = ("ts", "name", "chip", "value")
+METRIC_FIELDS = ("ts", "name", "chip", "value", "step")  # step: optional (training metrics)
 
 
 class Kind:
@@ -86,6 +86,7 @@ class MetricName:
     HBM_PEAK = "tpu.hbm.peak_bytes"  # per chip, when the runtime reports it
     DUTY_CYCLE = "tpu.duty_cycle_pct"  # per chip, 0-100
     KERAS_PREFIX = "keras."  # keras.loss, keras.accuracy, ... as Keras logs them
+    DEVICE_PREFIX = "tpu."  # device metrics; every other name is a training metric (loss, lr, ...)
 
     DEVICE = (HBM_USED, HBM_TOTAL, DUTY_CYCLE)
 

@@ -10,9 +10,11 @@ from sqlalchemy.orm import Session
 
 from tpuwatch.server.dashboard.schemas import HostRow, JobPage, TimelineItem
 from tpuwatch.server.goodput.service import page_goodput
+from tpuwatch.server.jobs import silent
 from tpuwatch.server.jobs.schemas import HostOut, JobDetail
 from tpuwatch.server.jobs.service import job_detail
 from tpuwatch.server.metrics.service import HBM_TOTAL, HBM_USED, device_series
+from tpuwatch.server.metrics.training import training_series
 from tpuwatch.server.models import Event, Job, Metric, Step
 from tpuwatch.server.series.service import step_series
 from tpuwatch.server.settings import Settings
@@ -176,13 +178,19 @@ def job_page(session: Session, job: Job, settings: Settings, points: int = 2000)
     events = load_events(session, job.id)
     hosts = mark_stragglers(detail.host_list)
     device = device_series(session, job.id)
+    cards = error_cards(events)
+    early = silent.ended_early_card(job, detail.status, events)
+    if early is not None and not any(c.get("category") == "nan_inf" for c in cards):  # divergence says why
+        cards.append(early)
     return JobPage(
         job=detail,
         hosts=hosts,
-        error_cards=error_cards(events),
+        flags=silent.flags(cards),
+        error_cards=cards,
         perf_cards=perf_card_dicts(session, job, hosts, job_facts(job, events)),
         timeline=timeline(session, job, events),
         steps=step_series(session, job, points=points),
+        training=training_series(session, job.id),
         device={k: (v if isinstance(v, str) else [s.model_dump() for s in v]) for k, v in device.items()},
         postmortem_url=f"/jobs/{job.id}/postmortem" if detail.status in ("failed", "lost") else None,
         **page_goodput(session, job, settings),

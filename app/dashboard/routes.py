@@ -85,4 +85,10 @@ def job_page(
         return json_twin(data)
     figures = {**charts.step_figures(data.steps), **charts.device_figures(data.device)}
     figures.update(goodput_charts.page_figures(data))
-    return render(request, "jobs/detail.html", {"p": data, "figures": figures}, principal=principal)
+    training = charts.training_figures(data.training)
+    return render(
+        request,
+        "jobs/detail.html",
+        {"p": data, "figures": figures, "training": training},
+        principal=principal,
+    )

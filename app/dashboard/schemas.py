@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from tpuwatch.server.goodput.schemas import JobGoodput, MfuPoint, RunGoodput
 from tpuwatch.server.jobs.schemas import HostOut, JobDetail, JobOut
+from tpuwatch.server.metrics.schemas import TrainingSeries
 from tpuwatch.server.series.schemas import StepSeries
 
 
@@ -50,10 +51,12 @@ class JobPage(BaseModel):
 
     job: JobDetail
     hosts: list[HostRow]
+    flags: list[str] = []  # silent failures: "diverged", "ended early"
     error_cards: list[dict[str, Any]]
     perf_cards: list[dict[str, Any]]
     timeline: list[TimelineItem]
     steps: StepSeries
+    training: TrainingSeries | None = None  # loss and the other training metrics
     device: dict[str, Any]
     postmortem_url: str | None = None
     goodput: JobGoodput | None = None  # where this attempt's time went

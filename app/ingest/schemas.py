@@ -108,8 +108,12 @@ class RunInfo(BaseModel):
 StepRow = tuple[Int64, Time, Seconds, Seconds]
 # [time, kind, message, data]
 EventRow = tuple[Time, Text(32), Text(wire.MAX_MESSAGE_CHARS, min_length=0), EventData]
-# [time, name, chip, value]; a NaN value is kept (a NaN loss is news) and stored as NULL
-MetricRow = tuple[Time, Text(100), Int32 | None, float | None]
+# [time, name, chip, value] or [time, name, chip, value, step] (training metrics: loss, lr, ...);
+# a NaN value is kept (a NaN loss is news) and stored as NULL
+MetricRow = (
+    tuple[Time, Text(100), Int32 | None, float | None]
+    | tuple[Time, Text(100), Int32 | None, float | None, Int64 | None]
+)
 
 
 class TimeWindow(NamedTuple):

@@ -32,7 +32,8 @@ class Step(Base):
 
 
 class Metric(Base):
-    """A sample of a device metric (HBM bytes, duty cycle) for one chip of one host."""
+    """A sample of a metric: a device metric (HBM bytes, duty cycle) for one chip of one host, or a
+    training metric (loss, learning rate) at a step."""
 
     __tablename__ = "metrics"
     __table_args__ = (Index("ix_metrics_job_name_ts", "job_id", "name", "ts"),)
@@ -44,6 +45,8 @@ class Metric(Base):
     name: Mapped[str] = mapped_column(String(100))
     ts: Mapped[float] = mapped_column(Float)
     value: Mapped[float | None] = mapped_column(Float, nullable=True)  # NaN is stored as NULL
+    # The training step of a training metric (``mon.log``, the Keras callback); None for device samples.
+    step: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 # Bucket widths in steps, one per level: each level merges 16 buckets of the one below, so a chart
