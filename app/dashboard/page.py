@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from tpuwatch.server.dashboard.schemas import HostRow, JobPage, TimelineItem
 from tpuwatch.server.goodput.service import page_goodput
-from tpuwatch.server.jobs import silent
+from tpuwatch.server.jobs import figures, silent
 from tpuwatch.server.jobs.schemas import HostOut, JobDetail
 from tpuwatch.server.jobs.service import job_detail
 from tpuwatch.server.metrics.service import HBM_TOTAL, HBM_USED, device_series
@@ -33,7 +33,7 @@ TIMELINE_KINDS = (
     Kind.STACKS,
 )
 # What the perf cards can use, when the job says it (model_info events or run attributes).
-JOB_FACTS = ("global_batch_size", "replicas", "layer_widths", "steps_per_execution")
+JOB_FACTS = ("global_batch_size", "replicas", "layer_widths", "steps_per_execution", "parameters")
 
 
 def mark_stragglers(hosts: list[HostOut]) -> list[HostRow]:
@@ -96,8 +96,11 @@ def job_facts(job: Job, events) -> dict:
     return facts
 
 
-def perf_card_dicts(session: Session, job: Job, hosts: list[HostRow], facts: dict) -> list[dict]:
-    """Performance cards from the triage engine, fed with what the server knows about the job."""
+def perf_card_dicts(
+    session: Session, job: Job, hosts: list[HostRow], facts: dict, fig: figures.Figures
+) -> list[dict]:
+    """Performance cards from the triage engine, fed with what the server knows about the job and
+    the figures the page shows (so a card quotes the page's numbers)."""
     from tpuwatch.server.triage.perf import perf_cards
 
     first_host = hosts[0].host_index if hosts else 0
@@ -117,6 +120,10 @@ def perf_card_dicts(session: Session, job: Job, hosts: list[HostRow], facts: dic
         "input_waits": [r[1] for r in rows],
         "hbm_used": peaks.get(HBM_USED),
         "hbm_limit": peaks.get(HBM_TOTAL),
+        "hbm_share": fig.hbm_share,
+        "input_share": fig.input_share,
+        "window_steps": fig.window_steps,
+        "step_time_p50": fig.step_time_p50,
         "host_step_times": {f"host {h.host_index}": h.step_time_p50 for h in hosts if h.step_time_p50},
         **facts,
     }
@@ -178,6 +185,7 @@ def job_page(session: Session, job: Job, settings: Settings, points: int = 2000)
     events = load_events(session, job.id)
     hosts = mark_stragglers(detail.host_list)
     device = device_series(session, job.id)
+    fig = figures.job_figures(session, job, detail.status, hosts[0].host_index if hosts else 0)
     cards = error_cards(events)
     early = silent.ended_early_card(job, detail.status, events)
     if early is not None and not any(c.get("category") == "nan_inf" for c in cards):  # divergence says why
@@ -187,7 +195,8 @@ def job_page(session: Session, job: Job, settings: Settings, points: int = 2000)
         hosts=hosts,
         flags=silent.flags(cards),
         error_cards=cards,
-        perf_cards=perf_card_dicts(session, job, hosts, job_facts(job, events)),
+        perf_cards=perf_card_dicts(session, job, hosts, job_facts(job, events), fig),
+        figures=fig.as_dict(),
         timeline=timeline(session, job, events),
         steps=step_series(session, job, points=points),
         training=training_series(session, job.id),

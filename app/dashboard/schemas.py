@@ -13,8 +13,9 @@ from tpuwatch.server.series.schemas import StepSeries
 
 
 class OverviewJob(JobOut):
-    steps_per_s: float | None = None  # per host, from the recent median step time
-    input_share: float | None = None  # input wait / step time over the whole run
+    # From jobs/figures.py, the same window and formulas as the job page and its cards.
+    steps_per_s: float | None = None  # per host, over the recent window; 0 when stalled or lost
+    input_share: float | None = None  # input wait / (step time + input wait)
     hbm_peak_share: float | None = None  # peak HBM use / capacity, fullest chip
     trend: list[float] = []  # mean step time per bucket, oldest first
     error_category: str | None = None
@@ -52,6 +53,7 @@ class JobPage(BaseModel):
     job: JobDetail
     hosts: list[HostRow]
     flags: list[str] = []  # silent failures: "diverged", "ended early"
+    figures: dict[str, Any] = {}  # derived figures (jobs/figures.py): what the page and cards quote
     error_cards: list[dict[str, Any]]
     perf_cards: list[dict[str, Any]]
     timeline: list[TimelineItem]
