@@ -96,6 +96,10 @@ class _Tee(threading.Thread):
         line = raw.decode("utf-8", "replace")
         if "\r" in line:  # progress bars redraw with CR: only the last state matters
             line = line.rstrip("\r").rsplit("\r", 1)[-1]
+        if line.startswith(log.PREFIX):  # the child's own tpuwatch notices: kept in the log, never a hint
+            for err in stream.assembler.feed(line):
+                self._report(stream, err)
+            return
         for hint in HANG_HINTS:
             if hint in line:
                 self.mon.event(wire.Kind.HANG_HINT, line[:2000], stream=stream.name)

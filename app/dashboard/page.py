@@ -18,6 +18,7 @@ from tpuwatch.server.metrics.training import training_series
 from tpuwatch.server.models import Event, Job, Metric, Step
 from tpuwatch.server.series.service import step_series
 from tpuwatch.server.settings import Settings
+from tpuwatch.server.triage.summary import summary_line
 from tpuwatch.wire import Kind
 
 STRAGGLER = 1.2  # a host whose median step time is 20% above the median of the others
@@ -66,7 +67,7 @@ def error_cards(events) -> list[dict]:
             continue
         cards = (e.data or {}).get("cards") or []
         if not cards:
-            first_line = next((ln for ln in e.message.splitlines() if ln.strip()), "")[:300]
+            first_line = summary_line(e.message)[:300]  # what happened, not the preamble
             cards = [
                 {
                     "category": "unknown",
