@@ -21,6 +21,7 @@ from time import perf_counter
 
 from tpuwatch import checkpoints, config, log, wire
 from tpuwatch.fit import expand_logs, fit_event, fit_json, fit_name
+from tpuwatch.loglines import LineQueue
 from tpuwatch.pressure import Reserve, leftover_lines, make_room
 from tpuwatch.progress import Progress
 from tpuwatch.sender import Sender, SenderThread
@@ -91,6 +92,7 @@ class Monitor(checkpoints.CheckpointCalls):
         self._events: deque = deque(maxlen=10_000)
         self._metrics: deque = deque(maxlen=100_000)
         self._logs: deque = deque()  # (ts, {name: value}, step) from log(): expanded by the writer
+        self.lines = LineQueue(self)  # the job's output, pushed by the sidecar (the live log)
         self._last_step = 0
         self._wait = 0.0
         self._seq = 0
@@ -322,7 +324,10 @@ class Monitor(checkpoints.CheckpointCalls):
         steps_q, events_q, metrics_q = self._steps, self._events, self._metrics
         if self._logs:
             expand_logs(self._logs, metrics_q)
-        if not (steps_q or events_q or metrics_q or force or self.dropped != self._reported_dropped):
+        lines_q = self.lines
+        if not (
+            steps_q or events_q or metrics_q or lines_q or force or self.dropped != self._reported_dropped
+        ):
             return None, 0
         off = self._wall_offset
         steps = []
@@ -340,6 +345,7 @@ class Monitor(checkpoints.CheckpointCalls):
             ts, name, chip, value, *step = metrics_q.popleft()
             ok = type(name) is str and len(name) <= 100 and "\x00" not in name
             metrics.append((ts, name if ok else fit_name(name, 100), chip, value, *step))
+        lines = lines_q.take(room - len(metrics))
         batch = wire.batch(
             stream=self.stream,
             seq=self._seq,
@@ -349,10 +355,11 @@ class Monitor(checkpoints.CheckpointCalls):
             events=events,
             metrics=metrics,
             dropped=self.dropped,
+            logs=lines,
         )
         self._reported_dropped = self.dropped
         self._seq += 1
-        return batch, len(steps) + len(events) + len(metrics)
+        return batch, len(steps) + len(events) + len(metrics) + len(lines)
 
     def _write_loop(self) -> None:
         while not self._stop.wait(self.flush_interval):

@@ -96,6 +96,7 @@ class _Tee(threading.Thread):
         line = raw.decode("utf-8", "replace")
         if "\r" in line:  # progress bars redraw with CR: only the last state matters
             line = line.rstrip("\r").rsplit("\r", 1)[-1]
+        self.mon.lines.push(line, stream.name)  # the live log
         if line.startswith(log.PREFIX):  # the child's own tpuwatch notices: kept in the log, never a hint
             for err in stream.assembler.feed(line):
                 self._report(stream, err)
@@ -105,7 +106,7 @@ class _Tee(threading.Thread):
                 self.mon.event(wire.Kind.HANG_HINT, line[:2000], stream=stream.name)
                 break
         if DIVERGED_LINE in line:
-            self.mon.event(wire.Kind.ERROR, line[:2000], source="log")
+            self.mon.event(wire.Kind.ERROR, line[:2000], source="log", line=self.mon.lines.seen)
         for err in stream.assembler.feed(line):
             self._report(stream, err)
 
@@ -117,6 +118,7 @@ class _Tee(threading.Thread):
             context=err.context,
             stream=stream.name,
             source="traceback",
+            line=self.mon.lines.seen,  # where it ends in this host's live log
         )
 
 

@@ -85,7 +85,14 @@ def error_cards(events) -> list[dict]:
                 continue
             key = (card.get("category"), card.get("subtype"), card.get("evidence"))
             if key not in seen:
-                seen[key] = {**card, "host_index": e.host_index, "ts": e.ts, "event_id": e.id}
+                line = (e.data or {}).get("line")
+                seen[key] = {
+                    **card,
+                    "host_index": e.host_index,
+                    "ts": e.ts,
+                    "event_id": e.id,
+                    "log_line": line if isinstance(line, int) and line > 0 else None,
+                }
     return list(seen.values())
 
 
@@ -205,3 +212,9 @@ def job_page(session: Session, job: Job, settings: Settings, points: int = 2000)
         postmortem_url=f"/jobs/{job.id}/postmortem" if detail.status in ("failed", "lost") else None,
         **page_goodput(session, job, settings),
     )
+
+
+def job_live(session: Session, job: Job, settings: Settings) -> dict:
+    """What the live fragment shows: the job's status, step count and figures (a light query)."""
+    detail = job_detail(session, job, settings)
+    return {"job": detail, "figures": figures.job_figures(session, job, detail.status).as_dict()}

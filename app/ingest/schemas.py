@@ -116,6 +116,10 @@ MetricRow = (
 )
 
 
+# [time, line number, stream, text]: one line of the job's output (the live log)
+LogRow = tuple[Time, Int64, Text(8), Text(wire.MAX_LOG_LINE_CHARS, min_length=0)]
+
+
 class TimeWindow(NamedTuple):
     """The times a batch may carry: from ``earliest`` to ``latest`` (UNIX seconds)."""
 
@@ -151,11 +155,12 @@ class Batch(BaseModel):
     steps: list[StepRow] = Field(default_factory=list)
     events: list[EventRow] = Field(default_factory=list)
     metrics: list[MetricRow] = Field(default_factory=list)
+    logs: list[LogRow] = Field(default_factory=list)
     dropped: Int64 = 0
 
     @property
     def size(self) -> int:
-        return len(self.steps) + len(self.events) + len(self.metrics)
+        return len(self.steps) + len(self.events) + len(self.metrics) + len(self.logs)
 
     @model_validator(mode="after")
     def _within_window(self, info: ValidationInfo) -> Batch:
@@ -169,6 +174,7 @@ class Batch(BaseModel):
             ("steps", self.steps, 1),
             ("events", self.events, 0),
             ("metrics", self.metrics, 0),
+            ("logs", self.logs, 0),
         ):
             for i, row in enumerate(rows):
                 if not lo <= row[col] <= hi:

@@ -14,6 +14,7 @@ from tpuwatch.server.auth.principal import Principal
 from tpuwatch.server.db import bulk_insert, insert_ignore
 from tpuwatch.server.ingest.schemas import Batch, IngestResult
 from tpuwatch.server.jobs.silent import record_divergence
+from tpuwatch.server.logs.service import store_lines
 from tpuwatch.server.models import Event, IngestBatch, IngestDrop, Job, JobHost
 from tpuwatch.server.series.rollups import write_rollups
 from tpuwatch.server.triage.service import classify_events
@@ -122,6 +123,8 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
         ]
         bulk_insert(session, "metrics", METRIC_COLUMNS, rows)
         record_divergence(session, job_id, host, batch.metrics)
+    if batch.logs:
+        store_lines(session, job_id, host, batch.logs)
     _update_aggregates(session, job_id, batch, now)
     return IngestResult(job_id=job_id, stored=batch.size)
 
