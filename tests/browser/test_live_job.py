@@ -19,7 +19,7 @@ def _lines(first: int, n: int, t0: float) -> list[list]:
     return [[t0, i, "stdout", f"step {i} done"] for i in range(first, first + n)]
 
 
-def test_a_running_jobs_page_advances_without_reload(sqlite_server, page):
+def test_a_running_jobs_page_advances_without_reload(sqlite_server, page, browser):
     engine = make_engine(sqlite_server.settings.database_url)
     token = make_token(make_sessionmaker(engine), project="live")
     engine.dispose()
@@ -65,3 +65,22 @@ def test_a_running_jobs_page_advances_without_reload(sqlite_server, page):
     page.wait_for_selector("#job-log .ln.hit")
     assert page.locator("#job-log .ln.hit").inner_text().endswith("step 42 done")
     assert page.dialogs == []
+
+    # Times read in the reader's zone, with UTC on hover.
+    context = browser.new_context(timezone_id="Asia/Kolkata")
+    try:
+        india = context.new_page()
+        india.goto(sqlite_server.url + "/login")
+        india.fill("input[name=token]", token)
+        india.click("button[type=submit]")
+        india.wait_for_url(sqlite_server.url + "/")
+        india.goto(f"{sqlite_server.url}/jobs/{job_id}")
+        started = india.locator("#job-live time").first
+        india.wait_for_function("() => document.querySelector('#job-live time')?.dataset.local === '1'")
+        assert started.inner_text().endswith(" +05:30")
+        assert started.get_attribute("title").endswith(" UTC")
+        utc_hour = int(started.get_attribute("title")[11:13])
+        local_hour = int(started.inner_text()[11:13])
+        assert (local_hour - utc_hour) % 24 in (5, 6)  # +05:30: the hour moves on by 5 or 6
+    finally:
+        context.close()
