@@ -90,6 +90,7 @@
       .then(function () { busy.live = false; });
   }
 
+  document.getElementById("log-filters").addEventListener("submit", function (ev) { ev.preventDefault(); loadLog(true); });
   ["log-host", "log-level"].forEach(function (id) {
     document.getElementById(id).addEventListener("change", function () { loadLog(true); });
   });
