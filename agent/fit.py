@@ -16,7 +16,7 @@ import json
 import math
 from typing import Any
 
-from tpuwatch import wire
+from tpuwatch import log, wire
 
 
 def fit_name(text: Any, limit: int) -> str:
@@ -78,3 +78,24 @@ def fit_event(event: tuple) -> tuple:
         fit_text(message, wire.MAX_MESSAGE_CHARS),
         fit_json(data, wire.MAX_DATA_BYTES),
     )
+
+
+def expand_logs(logs, out) -> None:
+    """Turn ``Monitor.log()`` calls (``(ts, {name: value}, step)`` on ``logs``) into metric rows
+    ``(ts, name, None, value, step)`` on ``out``; values that are no numbers are said once and left."""
+    for _ in range(len(logs)):
+        ts, values, step = logs.popleft()
+        try:
+            items = list(values.items())
+        except Exception:  # not a dict: nothing to record, training goes on
+            log.warn_once("log-values", f"log() takes a dict of numbers, not {type(values).__name__}")
+            continue
+        try:
+            step = int(step) if step is not None and int(step) >= 0 else None
+        except (TypeError, ValueError):
+            step = None
+        for name, value in items:
+            try:
+                out.append((ts, str(name), None, float(value), step))
+            except (TypeError, ValueError):
+                log.warn_once(f"log-{name}", f"log(): {name!r} is not a number; not recorded")

@@ -12,6 +12,7 @@ measured interval is recorded as N steps of a share each. Example::
 
 from __future__ import annotations
 
+import math
 import sys
 from time import perf_counter
 
@@ -63,6 +64,7 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
         self.flops_per_step = flops_per_step
         self._in_fit = False
         self._resume_seen = False
+        self._nan_seen = False
 
     # -- fit lifecycle -------------------------------------------------------------------------
 
@@ -101,7 +103,7 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
             "epoch", f"epoch {epoch} ends", epoch=epoch, phase="end", step=self._step, logs=clean
         )
         for name, value in clean.items():
-            self.monitor.metric(wire.MetricName.KERAS_PREFIX + name, value)
+            self.monitor.metric(wire.MetricName.KERAS_PREFIX + name, value, step=self._step)
 
     def on_test_begin(self, logs=None):
         # Validation inside fit runs between the last training step and on_epoch_end: the
@@ -135,10 +137,18 @@ class TPUWatchCallback(tf.keras.callbacks.Callback):
     def on_train_batch_end(self, batch, logs=None):
         # Keras runs this on its callback thread (async_safe): the loss costs training nothing.
         t = perf_counter()
-        if t >= self._next_logs and logs:
+        if not logs:
+            return
+        values = _numbers(logs)
+        # A NaN or infinite loss is recorded at once, whenever it comes: the run has diverged.
+        bad = not all(math.isfinite(v) for v in values.values())
+        if t >= self._next_logs or (bad and not self._nan_seen):
             self._next_logs = t + LOGS_EVERY
-            for name, value in _numbers(logs).items():
-                self.monitor.metric(wire.MetricName.KERAS_PREFIX + name, value)
+            self._nan_seen = self._nan_seen or bad
+            opened = self._open
+            step = self._step + (batch - opened[1] + 1 if opened and batch >= opened[1] else 0)
+            for name, value in values.items():
+                self.monitor.metric(wire.MetricName.KERAS_PREFIX + name, value, step=step)
 
     # -- internals -----------------------------------------------------------------------------
 

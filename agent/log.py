@@ -5,13 +5,14 @@ from __future__ import annotations
 import sys
 import threading
 
+PREFIX = "tpuwatch: "  # every line the agent prints starts so (the server's triage skips them)
 _said: set[str] = set()
 _lock = threading.Lock()
 
 
 def warn(message: str) -> None:
     try:
-        print(f"tpuwatch: {message}", file=sys.stderr, flush=True)
+        print(f"{PREFIX}{message}", file=sys.stderr, flush=True)
     except Exception:  # a closed stderr must not hurt training
         pass
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from time import perf_counter
 
 from tpuwatch import checkpoints, config, log, wire
-from tpuwatch.fit import fit_event, fit_json, fit_name
+from tpuwatch.fit import expand_logs, fit_event, fit_json, fit_name
+from tpuwatch.loglines import LineQueue
 from tpuwatch.pressure import Reserve, leftover_lines, make_room
 from tpuwatch.progress import Progress
 from tpuwatch.sender import Pace, Sender, SenderThread
@@ -59,6 +60,7 @@ class Monitor(checkpoints.CheckpointCalls):
         attrs: dict | None = None,
         group: str | None = None,
         peak_flops: float | None = None,
+        total_steps: int | None = None,
     ) -> None:
         sidecar_dir = os.environ.get(config.ENV_SIDECAR)
         job = job or config.env_str(config.ENV_JOB) or Path(sys.argv[0] or "job").stem or "job"
@@ -90,6 +92,8 @@ class Monitor(checkpoints.CheckpointCalls):
         self._steps: deque = deque()
         self._events: deque = deque(maxlen=10_000)
         self._metrics: deque = deque(maxlen=100_000)
+        self._logs: deque = deque()  # (ts, {name: value}, step) from log(): expanded by the writer
+        self.lines = LineQueue(self)  # the job's output, pushed by the sidecar (the live log)
         self._last_step = 0
         self._wait = 0.0
         self._seq = 0
@@ -119,6 +123,8 @@ class Monitor(checkpoints.CheckpointCalls):
             self._spool.lock()
         self._write_meta()
         self._reserve = Reserve(self.spool_dir, self.stream)
+        if total_steps:  # the steps this run means to make: a run that ends far short is flagged
+            self.event(wire.Kind.MODEL_INFO, "", total_steps=int(total_steps))
         self._writer_thread = threading.Thread(target=self._write_loop, name="tpuwatch-writer", daemon=True)
         self._sender_thread: SenderThread | None = None
         if want_send:
@@ -180,6 +186,17 @@ class Monitor(checkpoints.CheckpointCalls):
         else:
             self.dropped += 1
 
+    def log(self, values: dict, step: int | None = None) -> None:
+        """Record training metrics at a step: ``mon.log({"loss": 0.3, "lr": 1e-4}, step=n)``.
+
+        Costs the training thread a tuple on a bounded queue (like ``step()``); the writer thread
+        turns the values into numbers. ``step`` defaults to the last step recorded. A NaN or
+        infinite loss is kept: the server flags the run as diverged."""
+        if len(self._logs) < self._cap:
+            self._logs.append((time.time(), values, self._last_step if step is None else step))
+        else:
+            self.dropped += 1
+
     # -- the rest -----------------------------------------------------------------------------
 
     def event(self, kind: str, message: str = "", **data) -> None:
@@ -200,9 +217,20 @@ class Monitor(checkpoints.CheckpointCalls):
         finally:
             self.event(wire.Kind.PHASE, name, name=name, state="end")
 
-    def metric(self, name: str, value: float, chip: int | None = None, ts: float | None = None) -> None:
-        """Record a sample of a named metric, e.g. ``tpuwatch.wire.MetricName.HBM_USED`` for chip 0."""
-        self._metrics.append((ts or time.time(), name, chip, float(value)))
+    def metric(
+        self,
+        name: str,
+        value: float,
+        chip: int | None = None,
+        ts: float | None = None,
+        step: int | None = None,
+    ) -> None:
+        """Record a sample of a named metric, e.g. ``tpuwatch.wire.MetricName.HBM_USED`` for chip 0,
+        or a training metric at a ``step`` (see ``log()`` for several at once)."""
+        if step is None:
+            self._metrics.append((ts or time.time(), name, chip, float(value)))
+        else:
+            self._metrics.append((ts or time.time(), name, chip, float(value), step))
 
     def flush(self, final: bool = False) -> None:
         """Write what is queued to the spool now (the writer thread does this on its own).
@@ -311,7 +339,12 @@ class Monitor(checkpoints.CheckpointCalls):
 
     def _take_batch(self, force: bool = False):
         steps_q, events_q, metrics_q = self._steps, self._events, self._metrics
-        if not (steps_q or events_q or metrics_q or force or self.dropped != self._reported_dropped):
+        if self._logs:
+            expand_logs(self._logs, metrics_q)
+        lines_q = self.lines
+        if not (
+            steps_q or events_q or metrics_q or lines_q or force or self.dropped != self._reported_dropped
+        ):
             return None, 0
         off = self._wall_offset
         steps = []
@@ -326,9 +359,10 @@ class Monitor(checkpoints.CheckpointCalls):
         room = MAX_BATCH_EVENTS - len(steps) - len(events)
         metrics = []
         for _ in range(min(len(metrics_q), room)):
-            ts, name, chip, value = metrics_q.popleft()
+            ts, name, chip, value, *step = metrics_q.popleft()
             ok = type(name) is str and len(name) <= 100 and "\x00" not in name
-            metrics.append((ts, name if ok else fit_name(name, 100), chip, value))
+            metrics.append((ts, name if ok else fit_name(name, 100), chip, value, *step))
+        lines = lines_q.take(room - len(metrics))
         batch = wire.batch(
             stream=self.stream,
             seq=self._seq,
@@ -338,10 +372,11 @@ class Monitor(checkpoints.CheckpointCalls):
             events=events,
             metrics=metrics,
             dropped=self.dropped,
+            logs=lines,
         )
         self._reported_dropped = self.dropped
         self._seq += 1
-        return batch, len(steps) + len(events) + len(metrics)
+        return batch, len(steps) + len(events) + len(metrics) + len(lines)
 
     def _write_loop(self) -> None:
         sending = self._sender_thread

@@ -32,6 +32,8 @@ from tpuwatch.sources.runner import SourceOptions
 from tpuwatch.tracebacks import TracebackAssembler
 
 HANG_HINTS = ("HANG_DETECTED", "TPU Execute is taking a long time")
+# Keras TerminateOnNaN prints this and stops fit() cleanly: exit 0, but the run diverged.
+DIVERGED_LINE = "Invalid loss, terminating training"
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
@@ -94,10 +96,17 @@ class _Tee(threading.Thread):
         line = raw.decode("utf-8", "replace")
         if "\r" in line:  # progress bars redraw with CR: only the last state matters
             line = line.rstrip("\r").rsplit("\r", 1)[-1]
+        self.mon.lines.push(line, stream.name)  # the live log
+        if line.startswith(log.PREFIX):  # the child's own tpuwatch notices: kept in the log, never a hint
+            for err in stream.assembler.feed(line):
+                self._report(stream, err)
+            return
         for hint in HANG_HINTS:
             if hint in line:
                 self.mon.event(wire.Kind.HANG_HINT, line[:2000], stream=stream.name)
                 break
+        if DIVERGED_LINE in line:
+            self.mon.event(wire.Kind.ERROR, line[:2000], source="log", line=self.mon.lines.seen)
         for err in stream.assembler.feed(line):
             self._report(stream, err)
 
@@ -109,6 +118,7 @@ class _Tee(threading.Thread):
             context=err.context,
             stream=stream.name,
             source="traceback",
+            line=self.mon.lines.seen,  # where it ends in this host's live log
         )
 
 

@@ -9,7 +9,8 @@ allowed) is one object; its rows are arrays, not objects, so 20,000 steps stay s
      "sent_at": 1700000000.0,
      "steps":   [[step, end_ts, duration_s, input_wait_s], ...],
      "events":  [[ts, kind, message, data], ...],
-     "metrics": [[ts, name, chip, value], ...],
+     "metrics": [[ts, name, chip, value], [ts, name, chip, value, step], ...],
+     "logs":    [[ts, line_no, stream, text], ...],   (only when the sidecar streams output)
      "dropped": 0}
 
 ``run.group`` names the training run this job is an attempt of (a relaunch that resumes from a
@@ -27,6 +28,8 @@ VERSION = 1
 MAX_MESSAGE_CHARS = 256 * 1024  # an event's message (the server's TPUWATCH_MAX_EVENT_MESSAGE_CHARS)
 MAX_DATA_BYTES = 64 * 1024  # an event's data, as compact JSON
 MAX_ATTRS_BYTES = 16 * 1024  # a run's attrs, as compact JSON
+MAX_LOG_LINE_CHARS = 4096  # one line of the live log (the archived log keeps it whole)
+MAX_BATCH_LINES = 5000  # log lines in one batch
 MAX_DURATION_S = 7 * 86400.0  # a step's duration or input wait: a week is already no step
 # Times are UNIX seconds; the server accepts those in a window around its own clock (a setting),
 # and never any outside 2000-01-01 .. 2100-01-01.
@@ -36,7 +39,7 @@ MAX_TIME = 4_102_444_800.0
 # The positions of each row's fields.
 STEP_FIELDS = ("step", "ts", "duration", "input_wait")
 EVENT_FIELDS = ("ts", "kind", "message", "data")
-METRIC_FIELDS = ("ts", "name", "chip", "value")
+METRIC_FIELDS = ("ts", "name", "chip", "value", "step")  # step: optional (training metrics)
 
 
 class Kind:
@@ -86,6 +89,7 @@ class MetricName:
     HBM_PEAK = "tpu.hbm.peak_bytes"  # per chip, when the runtime reports it
     DUTY_CYCLE = "tpu.duty_cycle_pct"  # per chip, 0-100
     KERAS_PREFIX = "keras."  # keras.loss, keras.accuracy, ... as Keras logs them
+    DEVICE_PREFIX = "tpu."  # device metrics; every other name is a training metric (loss, lr, ...)
 
     DEVICE = (HBM_USED, HBM_TOTAL, DUTY_CYCLE)
 
@@ -100,9 +104,10 @@ def batch(
     metrics: list,
     dropped: int,
     sent_at: float,
+    logs: list | None = None,
 ) -> dict:
     """One batch as the server expects it (see the module's docstring)."""
-    return {
+    out = {
         "v": VERSION,
         "stream": stream,
         "seq": seq,
@@ -113,6 +118,9 @@ def batch(
         "metrics": metrics,
         "dropped": dropped,
     }
+    if logs:
+        out["logs"] = logs
+    return out
 
 
 def run_info(run_id: str, job: str, host: int, attrs: dict, group: str | None = None) -> dict:

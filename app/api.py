@@ -17,6 +17,7 @@ DOMAINS = (
     "jobs",
     "series",
     "metrics",
+    "logs",
     "dashboard",
     "auth",
     "triage",

@@ -59,6 +59,7 @@ def _upgrade(args: argparse.Namespace) -> int:
 
 def _prune(args: argparse.Namespace) -> int:
     from tpuwatch.server.db import make_engine, make_sessionmaker, transaction, upgrade
+    from tpuwatch.server.logs.service import prune as prune_log_lines
     from tpuwatch.server.series.rollups import prune_raw_steps
 
     if args.raw_older_than < 0:
@@ -70,11 +71,13 @@ def _prune(args: argparse.Namespace) -> int:
     try:
         with transaction(make_sessionmaker(engine)) as session:
             done = prune_raw_steps(session, args.raw_older_than)
+            lines = prune_log_lines(session, args.raw_older_than)  # the live log: raw data too
     finally:
         engine.dispose()
     print(
         f"pruned {done['deleted']} raw steps older than {args.raw_older_than:g} days from {done['jobs']} "
-        f"job(s) ({done['partitions']} day partition(s) dropped); rollups rebuilt first for {done['rebuilt']}"
+        f"job(s) ({done['partitions']} day partition(s) dropped); rollups rebuilt first for {done['rebuilt']}; "
+        f"{lines} live-log lines"
     )
     return 0
 

@@ -34,6 +34,7 @@ from tpuwatch.server.models import (
 )
 from tpuwatch.server.settings import Settings
 from tpuwatch.server.slice.hosts import stopped_first
+from tpuwatch.server.triage.summary import summary_line
 from tpuwatch.wire import Kind, MetricName
 
 ACTIVE_HORIZON_S = 24 * 3600.0  # a job silent longer than this before we first saw it is history
@@ -182,23 +183,28 @@ class Evaluator:
         return gaps
 
     def _error_title(self, session: Session, job_id: int) -> str | None:
+        """What the alert says about the job's latest error: its card's title and the line that
+        says what happened (the card's evidence, else the error text's summary line), never a
+        framework preamble such as "Graph execution error:"."""
         rows = session.execute(
             select(Event.message, Event.data)
             .where(Event.job_id == job_id, Event.kind == Kind.ERROR)
             .order_by(Event.ts.desc(), Event.id.desc())
             .limit(20)
         ).all()
-        for _, data in rows:
+        for message, data in rows:
             cards = (data or {}).get("cards") if isinstance(data, dict) else None
             if cards and isinstance(cards[0], dict) and cards[0].get("title"):
-                return str(cards[0]["title"])[:300]
+                title = str(cards[0]["title"])
+                said = str(cards[0].get("evidence") or "").strip().split("\n", 1)[0] or summary_line(
+                    message or ""
+                )
+                return (f"{title}: {said}" if said and said not in title else title)[:300]
         for message, data in rows:
+            said = summary_line(message or "")
             exc = (data or {}).get("exception") if isinstance(data, dict) else None
-            if exc:
-                return str(exc).strip()[:300]
-            lines = [ln for ln in (message or "").splitlines() if ln.strip()]
-            if lines:
-                return lines[-1].strip()[:300]
+            if said or exc:
+                return (said or str(exc).strip())[:300]
         return None
 
     # -- decisions ----------------------------------------------------------------------------

@@ -11,9 +11,9 @@ from sqlalchemy.orm import Session
 from tpuwatch.server.auth.principal import Principal, readable
 from tpuwatch.server.dashboard.schemas import Overview, OverviewJob
 from tpuwatch.server.goodput.bars import bars
+from tpuwatch.server.jobs import figures
 from tpuwatch.server.jobs.service import STATUS_ORDER, list_jobs
-from tpuwatch.server.metrics.service import HBM_TOTAL, HBM_USED
-from tpuwatch.server.models import LEVEL_WIDTHS, Event, Job, Metric, Project, StepRollup
+from tpuwatch.server.models import LEVEL_WIDTHS, Event, Job, Project, StepRollup
 from tpuwatch.server.settings import Settings
 from tpuwatch.wire import Kind
 
@@ -43,19 +43,21 @@ def overview(
     )
     jobs = sorted(listing.jobs, key=lambda j: (STATUS_ORDER.get(j.status, 9), -j.started_at, -j.id))
     ids = [j.id for j in jobs]
-    input_share = _input_share(session, ids)
+    window = figures.window_totals(session, ids)
+    now = time.time()
     trends = _trends(session, {j.id: j.steps / max(1, j.hosts) for j in jobs})
-    hbm = _hbm_peak(session, ids)
+    hbm = figures.hbm_shares(session, ids)
     errors = _last_errors(session, [j.id for j in jobs if j.errors])
     goodput = bars(session, ids)
     rows = []
     for j in jobs:
         err = errors.get(j.id, {})
+        input_share, steps_per_s = figures.job_shares(window.get(j.id), j.status, now)
         rows.append(
             OverviewJob(
                 **j.model_dump(),
-                steps_per_s=(1 / j.step_time_p50) if j.step_time_p50 else None,
-                input_share=input_share.get(j.id),
+                steps_per_s=steps_per_s,
+                input_share=input_share,
                 hbm_peak_share=hbm.get(j.id),
                 trend=trends.get(j.id, []),
                 error_category=err.get("category"),
@@ -75,18 +77,6 @@ def overview(
     )
 
 
-def _input_share(session: Session, ids: list[int]) -> dict[int, float]:
-    if not ids:
-        return {}
-    coarsest = len(LEVEL_WIDTHS) - 1  # every step is counted at every level: the smallest read
-    q = (
-        select(StepRollup.job_id, func.sum(StepRollup.sum_wait), func.sum(StepRollup.sum_duration))
-        .where(StepRollup.level == coarsest, StepRollup.job_id.in_(ids))
-        .group_by(StepRollup.job_id)
-    )
-    return {job_id: (w / d if d else 0.0) for job_id, w, d in session.execute(q)}
-
-
 def _trends(session: Session, steps_per_host: dict[int, float]) -> dict[int, list[float]]:
     """Mean step time per bucket (all hosts) for each job; one query per rollup level in use."""
     by_level: dict[int, list[int]] = {}
@@ -104,22 +94,6 @@ def _trends(session: Session, steps_per_host: dict[int, float]) -> dict[int, lis
         for job_id, mean in session.execute(q):
             out.setdefault(job_id, []).append(float(mean))
     return out
-
-
-def _hbm_peak(session: Session, ids: list[int]) -> dict[int, float]:
-    """Peak HBM use over the chip's capacity, per job (the fullest chip counts)."""
-    if not ids:
-        return {}
-    q = (
-        select(Metric.job_id, Metric.name, func.max(Metric.value))
-        .where(Metric.job_id.in_(ids), Metric.name.in_((HBM_USED, HBM_TOTAL)))
-        .group_by(Metric.job_id, Metric.name)
-    )
-    used: dict[int, float] = {}
-    total: dict[int, float] = {}
-    for job_id, name, value in session.execute(q):
-        (used if name == HBM_USED else total)[job_id] = value
-    return {j: used[j] / total[j] for j in used if total.get(j)}
 
 
 def _last_errors(session: Session, ids: list[int]) -> dict[int, dict]:

@@ -10,14 +10,17 @@ from sqlalchemy.orm import Session
 
 from tpuwatch.server.dashboard.schemas import HostRow, JobPage, TimelineItem
 from tpuwatch.server.goodput.service import page_goodput
+from tpuwatch.server.jobs import figures, silent
 from tpuwatch.server.jobs.schemas import HostOut, JobDetail
 from tpuwatch.server.jobs.service import job_detail
 from tpuwatch.server.metrics.service import HBM_TOTAL, HBM_USED, device_series
+from tpuwatch.server.metrics.training import training_series
 from tpuwatch.server.models import Event, Job, Metric, Step
 from tpuwatch.server.series.schemas import StepSeries
 from tpuwatch.server.series.service import step_series
 from tpuwatch.server.settings import Settings
 from tpuwatch.server.slice.service import is_slice
+from tpuwatch.server.triage.summary import summary_line
 from tpuwatch.wire import Kind
 
 STRAGGLER = 1.2  # a host whose median step time is 20% above the median of the others
@@ -33,7 +36,7 @@ TIMELINE_KINDS = (
     Kind.STACKS,
 )
 # What the perf cards can use, when the job says it (model_info events or run attributes).
-JOB_FACTS = ("global_batch_size", "replicas", "layer_widths", "steps_per_execution")
+JOB_FACTS = ("global_batch_size", "replicas", "layer_widths", "steps_per_execution", "parameters")
 
 
 def mark_stragglers(hosts: list[HostOut]) -> list[HostRow]:
@@ -70,7 +73,7 @@ def error_cards(events) -> list[dict]:
             continue
         cards = (e.data or {}).get("cards") or []
         if not cards:
-            first_line = next((ln for ln in e.message.splitlines() if ln.strip()), "")[:300]
+            first_line = summary_line(e.message)[:300]  # what happened, not the preamble
             cards = [
                 {
                     "category": "unknown",
@@ -88,7 +91,14 @@ def error_cards(events) -> list[dict]:
                 continue
             key = (card.get("category"), card.get("subtype"), card.get("evidence"))
             if key not in seen:
-                seen[key] = {**card, "host_index": e.host_index, "ts": e.ts, "event_id": e.id}
+                line = (e.data or {}).get("line")
+                seen[key] = {
+                    **card,
+                    "host_index": e.host_index,
+                    "ts": e.ts,
+                    "event_id": e.id,
+                    "log_line": line if isinstance(line, int) and line > 0 else None,
+                }
     return list(seen.values())
 
 
@@ -100,8 +110,11 @@ def job_facts(job: Job, events) -> dict:
     return facts
 
 
-def perf_card_dicts(session: Session, job: Job, hosts: list[HostRow], facts: dict) -> list[dict]:
-    """Performance cards from the triage engine, fed with what the server knows about the job."""
+def perf_card_dicts(
+    session: Session, job: Job, hosts: list[HostRow], facts: dict, fig: figures.Figures
+) -> list[dict]:
+    """Performance cards from the triage engine, fed with what the server knows about the job and
+    the figures the page shows (so a card quotes the page's numbers)."""
     from tpuwatch.server.triage.perf import perf_cards
 
     first_host = hosts[0].host_index if hosts else 0
@@ -121,6 +134,10 @@ def perf_card_dicts(session: Session, job: Job, hosts: list[HostRow], facts: dic
         "input_waits": [r[1] for r in rows],
         "hbm_used": peaks.get(HBM_USED),
         "hbm_limit": peaks.get(HBM_TOTAL),
+        "hbm_share": fig.hbm_share,
+        "input_share": fig.input_share,
+        "window_steps": fig.window_steps,
+        "step_time_p50": fig.step_time_p50,
         "host_step_times": {f"host {h.host_index}": h.step_time_p50 for h in hosts if h.step_time_p50},
         **facts,
     }
@@ -184,16 +201,30 @@ def job_page(session: Session, job: Job, settings: Settings, points: int = 2000)
     # A slice draws heatmaps and bands (app/slice), not one line per host and chip.
     big = is_slice(detail.hosts)
     device = {} if big else device_series(session, job.id)
+    fig = figures.job_figures(session, job, detail.status, hosts[0].host_index if hosts else 0)
+    cards = error_cards(events)
+    early = silent.ended_early_card(job, detail.status, events)
+    if early is not None and not any(c.get("category") == "nan_inf" for c in cards):  # divergence says why
+        cards.append(early)
     return JobPage(
         job=detail,
         hosts=hosts,
-        error_cards=error_cards(events),
-        perf_cards=perf_card_dicts(session, job, hosts, job_facts(job, events)),
+        flags=silent.flags(cards),
+        error_cards=cards,
+        perf_cards=perf_card_dicts(session, job, hosts, job_facts(job, events), fig),
+        figures=fig.as_dict(),
         timeline=timeline(session, job, events),
         steps=StepSeries(job_id=job.id, points=points, total_steps=job.steps, series=[])
         if big
         else step_series(session, job, points=points),
+        training=training_series(session, job.id),
         device={k: (v if isinstance(v, str) else [s.model_dump() for s in v]) for k, v in device.items()},
         postmortem_url=f"/jobs/{job.id}/postmortem" if detail.status in ("failed", "lost") else None,
         **page_goodput(session, job, settings),
     )
+
+
+def job_live(session: Session, job: Job, settings: Settings) -> dict:
+    """What the live fragment shows: the job's status, step count and figures (a light query)."""
+    detail = job_detail(session, job, settings)
+    return {"job": detail, "figures": figures.job_figures(session, job, detail.status).as_dict()}

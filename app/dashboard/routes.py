@@ -3,13 +3,16 @@ the very data it renders."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 
 from tpuwatch.server.dashboard import charts, overview, page
 from tpuwatch.server.dashboard.schemas import JobPage, Overview
 from tpuwatch.server.deps import JobDep, PageJobDep, ReaderDep, SessionDep, SettingsDep, ViewerDep
 from tpuwatch.server.goodput import charts as goodput_charts
 from tpuwatch.server.jobs.routes import NameQ, ProjectQ, StatusQ
+from tpuwatch.server.logs.service import tail
 from tpuwatch.server.slice.page import page_context
 from tpuwatch.server.web import FormatQ, json_twin, render
 
@@ -80,11 +83,33 @@ def job_page(
     session: SessionDep,
     settings: SettingsDep,
     format: FormatQ = "html",
+    log_host: Annotated[int | None, Query(ge=0)] = None,
+    log_line: Annotated[int | None, Query(ge=1)] = None,
 ):
     data = page.job_page(session, job, settings)
     if format == "json":
         return json_twin(data)
     figures = {**charts.step_figures(data.steps), **charts.device_figures(data.device)}
     figures.update(goodput_charts.page_figures(data))
-    context = {"p": data, "figures": figures, **page_context(session, job, data.job.hosts)}
+    training = charts.training_figures(data.training)
+    around = log_line if log_line and log_host is not None else None
+    log = tail(session, job.id, host=log_host if around else None, around=around)
+    context = {
+        "p": data,
+        "figures": figures,
+        "training": training,
+        "p_log": log,
+        "around": around,
+        **page_context(session, job, data.job.hosts),
+    }
     return render(request, "jobs/detail.html", context, principal=principal)
+
+
+@pages.get("/fragments/jobs/{job_id}/live")
+def job_live_fragment(
+    request: Request, job: PageJobDep, principal: ViewerDep, session: SessionDep, settings: SettingsDep
+):
+    """The job's status, step count and figures alone: what the job page polls to stay current."""
+    return render(
+        request, "jobs/_live.html", {"p": page.job_live(session, job, settings)}, principal=principal
+    )

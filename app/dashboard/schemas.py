@@ -8,12 +8,14 @@ from pydantic import BaseModel
 
 from tpuwatch.server.goodput.schemas import JobGoodput, MfuPoint, RunGoodput
 from tpuwatch.server.jobs.schemas import HostOut, JobDetail, JobOut
+from tpuwatch.server.metrics.schemas import TrainingSeries
 from tpuwatch.server.series.schemas import StepSeries
 
 
 class OverviewJob(JobOut):
-    steps_per_s: float | None = None  # per host, from the recent median step time
-    input_share: float | None = None  # input wait / step time over the whole run
+    # From jobs/figures.py, the same window and formulas as the job page and its cards.
+    steps_per_s: float | None = None  # per host, over the recent window; 0 when stalled or lost
+    input_share: float | None = None  # input wait / (step time + input wait)
     hbm_peak_share: float | None = None  # peak HBM use / capacity, fullest chip
     trend: list[float] = []  # mean step time per bucket, oldest first
     error_category: str | None = None
@@ -50,10 +52,13 @@ class JobPage(BaseModel):
 
     job: JobDetail
     hosts: list[HostRow]
+    flags: list[str] = []  # silent failures: "diverged", "ended early"
+    figures: dict[str, Any] = {}  # derived figures (jobs/figures.py): what the page and cards quote
     error_cards: list[dict[str, Any]]
     perf_cards: list[dict[str, Any]]
     timeline: list[TimelineItem]
     steps: StepSeries
+    training: TrainingSeries | None = None  # loss and the other training metrics
     device: dict[str, Any]
     postmortem_url: str | None = None
     goodput: JobGoodput | None = None  # where this attempt's time went

@@ -108,8 +108,16 @@ class RunInfo(BaseModel):
 StepRow = tuple[Int64, Time, Seconds, Seconds]
 # [time, kind, message, data]
 EventRow = tuple[Time, Text(32), Text(wire.MAX_MESSAGE_CHARS, min_length=0), EventData]
-# [time, name, chip, value]; a NaN value is kept (a NaN loss is news) and stored as NULL
-MetricRow = tuple[Time, Text(100), Int32 | None, float | None]
+# [time, name, chip, value] or [time, name, chip, value, step] (training metrics: loss, lr, ...);
+# a NaN value is kept (a NaN loss is news) and stored as NULL
+MetricRow = (
+    tuple[Time, Text(100), Int32 | None, float | None]
+    | tuple[Time, Text(100), Int32 | None, float | None, Int64 | None]
+)
+
+
+# [time, line number, stream, text]: one line of the job's output (the live log)
+LogRow = tuple[Time, Int64, Text(8), Text(wire.MAX_LOG_LINE_CHARS, min_length=0)]
 
 
 class TimeWindow(NamedTuple):
@@ -147,11 +155,12 @@ class Batch(BaseModel):
     steps: list[StepRow] = Field(default_factory=list)
     events: list[EventRow] = Field(default_factory=list)
     metrics: list[MetricRow] = Field(default_factory=list)
+    logs: list[LogRow] = Field(default_factory=list)
     dropped: Int64 = 0
 
     @property
     def size(self) -> int:
-        return len(self.steps) + len(self.events) + len(self.metrics)
+        return len(self.steps) + len(self.events) + len(self.metrics) + len(self.logs)
 
     @model_validator(mode="after")
     def _within_window(self, info: ValidationInfo) -> Batch:
@@ -165,6 +174,7 @@ class Batch(BaseModel):
             ("steps", self.steps, 1),
             ("events", self.events, 0),
             ("metrics", self.metrics, 0),
+            ("logs", self.logs, 0),
         ):
             for i, row in enumerate(rows):
                 if not lo <= row[col] <= hi:

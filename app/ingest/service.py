@@ -13,6 +13,8 @@ from sqlalchemy.orm import Session
 from tpuwatch.server.auth.principal import Principal
 from tpuwatch.server.db import bulk_insert, insert_ignore
 from tpuwatch.server.ingest.schemas import Batch, IngestResult
+from tpuwatch.server.jobs.silent import record_divergence
+from tpuwatch.server.logs.service import store_lines
 from tpuwatch.server.models import Event, IngestBatch, IngestDrop, Job, JobHost
 from tpuwatch.server.series.rollups import write_rollups
 from tpuwatch.server.series.thinning import Reference, keep_rows, keeps_every_step
@@ -22,7 +24,7 @@ from tpuwatch.wire import Kind
 log = logging.getLogger("tpuwatch.ingest")
 
 STEP_COLUMNS = ("job_id", "host_index", "step", "ts", "duration", "input_wait")
-METRIC_COLUMNS = ("job_id", "host_index", "chip", "name", "ts", "value")
+METRIC_COLUMNS = ("job_id", "host_index", "chip", "name", "ts", "value", "step")
 
 
 def _greatest(column, value):
@@ -134,10 +136,14 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
         )
     if batch.metrics:
         rows = [
-            (job_id, host, c, n, t, v if v is not None and math.isfinite(v) else None)
-            for t, n, c, v in batch.metrics
+            (job_id, host, m[2], m[1], m[0], m[3] if m[3] is not None and math.isfinite(m[3]) else None)
+            + (m[4] if len(m) > 4 else None,)
+            for m in batch.metrics
         ]
         bulk_insert(session, "metrics", METRIC_COLUMNS, rows)
+        record_divergence(session, job_id, host, batch.metrics)
+    if batch.logs:
+        store_lines(session, job_id, host, batch.logs)
     _update_aggregates(session, job_id, batch, now)
     return IngestResult(job_id=job_id, stored=batch.size)
 

@@ -7,8 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from tpuwatch.server.deps import JobDep, SessionDep
-from tpuwatch.server.metrics.schemas import MetricList
+from tpuwatch.server.metrics.schemas import MetricList, TrainingSeries
 from tpuwatch.server.metrics.service import metric_series
+from tpuwatch.server.metrics.training import training_series
 
 api = APIRouter(prefix="/api/v1", tags=["metrics"])
 
@@ -26,3 +27,15 @@ def get_metrics(
     """Samples of ``name`` (e.g. ``tpu.hbm.used_bytes``) per (host, chip); without ``name``, the
     metric names this job has."""
     return metric_series(session, job, name=name, host=host, chip=chip, since=since, limit=limit)
+
+
+@api.get("/jobs/{job_id}/training", response_model=TrainingSeries)
+def get_training(
+    job: JobDep,
+    session: SessionDep,
+    points: Annotated[int, Query(ge=10, le=20000)] = 1000,
+    since_step: Annotated[int | None, Query(ge=0)] = None,
+):
+    """Training metrics (loss first, a Keras ``val_`` twin on its metric's chart, grouped by
+    ``section/`` prefix), each line downsampled to at most ``points`` points."""
+    return training_series(session, job.id, points=points, since_step=since_step)

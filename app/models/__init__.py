@@ -8,7 +8,7 @@ every table in ``Base.metadata``, which is what Alembic compares the migrations 
 from tpuwatch.server.models.alerts import Alert, AlertChannel, AlertDelivery, AlertLog
 from tpuwatch.server.models.jobs import Event, IngestBatch, IngestDrop, Job, JobHost
 from tpuwatch.server.models.projects import ApiToken, Project, WebSession
-from tpuwatch.server.models.series import LEVEL_WIDTHS, Metric, Step, StepRollup
+from tpuwatch.server.models.series import LEVEL_WIDTHS, LogLine, Metric, Step, StepRollup
 
 __all__ = [
     "LEVEL_WIDTHS",
@@ -22,6 +22,7 @@ __all__ = [
     "IngestDrop",
     "Job",
     "JobHost",
+    "LogLine",
     "Metric",
     "Project",
     "Step",

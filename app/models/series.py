@@ -10,6 +10,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    Text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -32,7 +33,8 @@ class Step(Base):
 
 
 class Metric(Base):
-    """A sample of a device metric (HBM bytes, duty cycle) for one chip of one host."""
+    """A sample of a metric: a device metric (HBM bytes, duty cycle) for one chip of one host, or a
+    training metric (loss, learning rate) at a step."""
 
     __tablename__ = "metrics"
     __table_args__ = (Index("ix_metrics_job_name_ts", "job_id", "name", "ts"),)
@@ -44,6 +46,8 @@ class Metric(Base):
     name: Mapped[str] = mapped_column(String(100))
     ts: Mapped[float] = mapped_column(Float)
     value: Mapped[float | None] = mapped_column(Float, nullable=True)  # NaN is stored as NULL
+    # The training step of a training metric (``mon.log``, the Keras callback); None for device samples.
+    step: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 # Bucket widths in steps, one per level: each level merges 16 buckets of the one below, so a chart
@@ -75,3 +79,22 @@ class StepRollup(Base):
     max_wait: Mapped[float] = mapped_column(Float)
     max_wait_step: Mapped[int] = mapped_column(BigInteger)
     last_ts: Mapped[float] = mapped_column(Float)
+
+
+class LogLine(Base):
+    """One line of a job's output on one host (the live log), kept for a retention period."""
+
+    __tablename__ = "log_lines"
+    __table_args__ = (
+        Index("ix_log_lines_job_id", "job_id", "id"),
+        Index("ix_log_lines_job_host_line", "job_id", "host_index", "line_no"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
+    host_index: Mapped[int] = mapped_column(Integer)
+    line_no: Mapped[int] = mapped_column(BigInteger)  # 1-based, in this host's output
+    ts: Mapped[float] = mapped_column(Float)
+    stream: Mapped[str] = mapped_column(String(8))
+    level: Mapped[str] = mapped_column(String(8))  # error | warning | info
+    text: Mapped[str] = mapped_column(Text)

@@ -46,6 +46,10 @@ def figures(data: PostMortem) -> dict[str, str]:
         "last_steps": charts.to_json(charts.step_figure(data.last_steps_series, "step_time", "Last steps"))
     }
     out.update(goodput_charts.page_figures(data))
+    if data.loss is not None and data.loss.charts:
+        fig = charts.training_figure(data.loss.charts[0], data.job.id)
+        fig["layout"]["title"]["text"] = f"{data.loss.charts[0].key} before the end"
+        out["loss"] = charts.to_json(fig)
     if data.hbm.get("hbm"):
         title = "HBM before the end"
         out["hbm"] = charts.to_json(

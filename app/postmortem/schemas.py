@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from tpuwatch.server.goodput.schemas import JobGoodput, MfuPoint, RunGoodput
 from tpuwatch.server.jobs.schemas import JobDetail
+from tpuwatch.server.metrics.schemas import TrainingSeries
 from tpuwatch.server.series.schemas import StepSeries
 from tpuwatch.server.slice.schemas import WhichHost
 
@@ -50,6 +51,7 @@ class PostMortem(BaseModel):
     phases: list[Phase]
     last_steps: list[LastStep]
     last_steps_series: StepSeries
+    loss: TrainingSeries | None = None  # the loss over the steps before the end
     hbm: dict[str, Any]  # device series over the minutes before the end
     error_card: dict[str, Any] | None
     other_cards: list[dict[str, Any]]

@@ -14,6 +14,7 @@ from tpuwatch.server.goodput.service import page_goodput
 from tpuwatch.server.jobs.schemas import JobDetail
 from tpuwatch.server.jobs.service import job_detail
 from tpuwatch.server.metrics.service import device_series
+from tpuwatch.server.metrics.training import training_series
 from tpuwatch.server.models import Event, Job, JobHost, Step
 from tpuwatch.server.postmortem.schemas import LastStep, LogLine, Phase, PostMortem, RunSummary
 from tpuwatch.server.series.service import step_series
@@ -24,6 +25,7 @@ from tpuwatch.wire import Kind
 
 LAST_STEPS = 20  # rows of the "last steps" table
 LAST_WINDOW = 500  # steps per host in the "last steps" chart
+LOSS_WINDOW = 2000  # steps of loss before the end
 HBM_WINDOW_S = 1800.0  # HBM trend: the half hour before the end
 LOG_RADIUS = 15  # lines each side of the evidence
 
@@ -163,6 +165,9 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
             LastStep(host_index=h, step=s, ts=t, duration=d, input_wait=w) for h, s, t, d, w in last[::-1]
         ],
         last_steps_series=step_series(session, job, points=1000, start=window_start),
+        loss=training_series(
+            session, job.id, points=1000, since_step=max(0, last_step - LOSS_WINDOW), only_loss=True
+        ),
         hbm={
             k: (v if isinstance(v, str) else [s.model_dump() for s in v])
             for k, v in device_series(session, job.id, since=end - HBM_WINDOW_S).items()

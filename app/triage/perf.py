@@ -23,21 +23,29 @@ INPUT_MODERATE, INPUT_HIGH = 0.05, 0.20
 HBM_NEAR = 0.90
 SHORT_STEP_S = 0.1  # below this, one host round trip per step is a visible share of the step
 SLOW_HOST = 1.2  # a host whose median step is 20% above the others' median
+MIN_STEPS = 10  # fewer steps (after the first) are too few to judge speed by
+TINY_PARAMETERS = 1_000_000  # a model this small cannot fill the MXU whatever its widths
 
 
 @dataclass
 class JobMetrics:
     """What the server knows about a job's speed. All fields optional; times in seconds."""
 
-    step_times: Sequence[float] = ()
+    step_times: Sequence[float] = ()  # the step alone: input wait is timed outside it
     input_waits: Sequence[float] = ()  # per step, aligned with step_times
     hbm_used: float | None = None  # bytes (any unit, as long as hbm_limit uses the same)
     hbm_limit: float | None = None
     global_batch_size: int | None = None
     replicas: int | None = None  # cores the batch is split over
-    layer_widths: Sequence[int] = ()
+    layer_widths: Sequence[int] = ()  # in model order: the last one is the output layer
+    parameters: int | None = None
     steps_per_execution: int | None = None
     host_step_times: Mapping[str, float] = field(default_factory=dict)  # host -> median step
+    # The page's figures (server/jobs/figures.py), when known: cards quote these, not their own.
+    input_share: float | None = None
+    window_steps: int | None = None
+    step_time_p50: float | None = None
+    hbm_share: float | None = None
 
     @classmethod
     def from_mapping(cls, data: Mapping) -> JobMetrics:
@@ -69,19 +77,22 @@ def _card(subtype, title, confidence, evidence, explanation, fixes, facts) -> Ca
 
 
 def input_bound(m: JobMetrics) -> Card | None:
-    pairs = list(zip(m.step_times, m.input_waits, strict=False))[1:]  # step 1 compiles
-    total = sum(s for s, _ in pairs)
-    if not pairs or total <= 0:
-        return None
-    ratio = sum(w for _, w in pairs) / total
-    if ratio < INPUT_MODERATE:
+    if m.input_share is not None:
+        ratio, n = m.input_share, m.window_steps or 0
+    else:
+        pairs = list(zip(m.step_times, m.input_waits, strict=False))[1:]  # step 1 compiles
+        total = sum(s + w for s, w in pairs)  # the wait comes on top of the step
+        if not pairs or total <= 0:
+            return None
+        ratio, n = sum(w for _, w in pairs) / total, len(pairs)
+    if n < MIN_STEPS or ratio < INPUT_MODERATE:
         return None
     high = ratio >= INPUT_HIGH
     return _card(
         "input_bound",
         f"Input-bound: {ratio:.0%} of step time waiting for data",
         0.9 if high else 0.7,
-        f"input wait / step time = {ratio:.1%} over {len(pairs)} steps",
+        f"input wait / (step time + input wait) = {ratio:.1%} over {n} steps",
         "The accelerator sits idle while the host prepares the next batch; the input pipeline, "
         "not the model, sets the pace.",
         (
@@ -97,16 +108,19 @@ def input_bound(m: JobMetrics) -> Card | None:
 
 
 def hbm_near_limit(m: JobMetrics) -> Card | None:
-    if not m.hbm_used or not m.hbm_limit:
+    if m.hbm_share is not None:
+        ratio = m.hbm_share
+    elif m.hbm_used and m.hbm_limit:
+        ratio = m.hbm_used / m.hbm_limit
+    else:
         return None
-    ratio = m.hbm_used / m.hbm_limit
     if ratio < HBM_NEAR:
         return None
     return _card(
         "hbm_near_limit",
         f"HBM {ratio:.0%} full",
         0.9 if ratio >= 0.97 else 0.75,
-        f"hbm used {m.hbm_used:g} of {m.hbm_limit:g}",
+        f"peak HBM use {ratio:.1%} of the fullest chip's capacity",
         "The job runs with almost no device memory to spare; a longer sequence, a larger batch "
         "or a new compilation can push it over the limit.",
         (
@@ -147,7 +161,10 @@ def batch_padding(m: JobMetrics) -> Card | None:
 
 
 def layer_padding(m: JobMetrics) -> Card | None:
-    odd = [w for w in m.layer_widths if w % 128]
+    if m.parameters is not None and m.parameters < TINY_PARAMETERS:
+        return None
+    # The output layer's width is the task's (1 for a regression, the class count): not a choice.
+    odd = [w for w in list(m.layer_widths)[:-1] if w % 128]
     if not odd:
         return None
     suggest = {w: -(-w // 128) * 128 for w in odd}
@@ -216,9 +233,9 @@ def recompilation(m: JobMetrics) -> Card | None:
 
 
 def few_steps_per_execution(m: JobMetrics) -> Card | None:
-    if m.steps_per_execution != 1 or len(m.step_times) < 3:
+    if m.steps_per_execution != 1 or len(m.step_times) < MIN_STEPS + 1:
         return None
-    median = statistics.median(m.step_times[1:])
+    median = m.step_time_p50 if m.step_time_p50 is not None else statistics.median(m.step_times[1:])
     if median >= SHORT_STEP_S:
         return None
     return _card(

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from tpuwatch.server.auth.principal import Principal, readable
 from tpuwatch.server.models import Event, Job
 from tpuwatch.server.triage.schemas import CardOut, TriageResult, UnknownGroup, UnknownGroups
+from tpuwatch.server.triage.structure import is_own_line
 from tpuwatch.wire import Kind
 
 # What the ingest path knows about a job that makes fixes concrete (see engine._tailor).
@@ -27,9 +28,11 @@ def cards_for_error_event(message: str, data: dict | None, context: Mapping | No
     """Cards for one error event: its own text first, then the log lines before it if needed."""
     from tpuwatch.server.triage import classify_text
 
-    cards = classify_text(message, context or {})
+    # tpuwatch's own agent lines ("tpuwatch: metrics ... unavailable") are never evidence.
+    message = "\n".join(ln for ln in message.splitlines() if not is_own_line(ln))
+    cards = classify_text(message, context or {}) if message.strip() else []
     if not cards and data and isinstance(data.get("context"), list):
-        lines = [str(x) for x in data["context"][-40:]]
+        lines = [str(x) for x in data["context"][-40:] if not is_own_line(str(x))]
         cards = classify_text("\n".join([*lines, message]), context or {})
     return [c.to_dict() for c in cards]
 

@@ -15,7 +15,8 @@ def test_input_wait_thresholds_moderate_and_high():
     high = perf_cards(JobMetrics(step_times=steps, input_waits=[0.0] + [0.3] * 20))
     fine = perf_cards(JobMetrics(step_times=steps, input_waits=[0.0] + [0.02] * 20))
     card = next(c for c in moderate if c.subtype == "input_bound")
-    assert card.facts == {"input_wait_ratio": 0.08, "level": "moderate"}
+    # The wait comes on top of the step: 0.08 s of every 1.08 s.
+    assert card.facts == {"input_wait_ratio": round(0.08 / 1.08, 4), "level": "moderate"}
     assert card.category == "performance" and card.line is None
     assert next(c for c in high if c.subtype == "input_bound").facts["level"] == "high"
     assert "input_bound" not in _subtypes(fine)
@@ -35,9 +36,9 @@ def test_batch_that_pads_and_the_suggestion():
 
 
 def test_layer_widths_not_multiple_of_128():
-    card = perf_cards({"layer_widths": [768, 300, 1024, 50]})[0]
+    card = perf_cards({"layer_widths": [768, 300, 1024, 50, 10]})[0]
     assert card.subtype == "layer_padding"
-    assert card.facts["widths"] == [300, 50]
+    assert card.facts["widths"] == [300, 50]  # not the output layer's 10
     assert card.facts["suggested"] == {300: 384, 50: 128}
 
 
@@ -69,7 +70,7 @@ def test_cards_are_ordered_by_confidence():
         {
             "step_times": [30.0] + [1.0] * 20,
             "input_waits": [0.0] + [0.5] * 20,
-            "layer_widths": [100],
+            "layer_widths": [100, 1],
         }
     )
     assert _subtypes(cards) == ["input_bound", "layer_padding", "slow_first_step"]

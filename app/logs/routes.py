@@ -1,0 +1,61 @@
+"""``GET /api/v1/jobs/{id}/log``: the live log, and the fragment the job page polls to tail it."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Request
+
+from tpuwatch.server.deps import JobDep, PageJobDep, SessionDep, ViewerDep
+from tpuwatch.server.logs.schemas import LogPage
+from tpuwatch.server.logs.service import tail
+from tpuwatch.server.web import render
+
+api = APIRouter(prefix="/api/v1", tags=["logs"])
+pages = APIRouter(tags=["pages"])
+
+HostQ = Annotated[int | None, Query(ge=0)]
+LevelQ = Annotated[Literal["", "error", "warning", "info"], Query()]
+TextQ = Annotated[str, Query(max_length=200)]
+AfterQ = Annotated[int | None, Query(ge=0)]
+AroundQ = Annotated[int | None, Query(ge=1)]
+LimitQ = Annotated[int, Query(ge=1, le=5000)]
+
+
+@api.get("/jobs/{job_id}/log", response_model=LogPage)
+def get_log(
+    job: JobDep,
+    session: SessionDep,
+    host: HostQ = None,
+    level: LevelQ = "",
+    q: TextQ = "",
+    after: AfterQ = None,
+    around: AroundQ = None,
+    limit: LimitQ = 500,
+):
+    """The job's output lines, newest ``limit`` (oldest first), filtered by host, level (``warning``
+    keeps errors too) and text; ``after`` a line id for the new ones; ``around`` a line number of
+    ``host`` for the lines a card links to."""
+    return tail(
+        session, job.id, host=host, level=level or None, q=q or None, after=after, around=around, limit=limit
+    )
+
+
+@pages.get("/fragments/jobs/{job_id}/log")
+def log_fragment(
+    request: Request,
+    job: PageJobDep,
+    principal: ViewerDep,
+    session: SessionDep,
+    host: HostQ = None,
+    level: LevelQ = "",
+    q: TextQ = "",
+    after: AfterQ = None,
+    around: AroundQ = None,
+    limit: LimitQ = 500,
+):
+    """The log lines alone, as the job page shows them: what it fetches to tail the log."""
+    data = tail(
+        session, job.id, host=host, level=level or None, q=q or None, after=after, around=around, limit=limit
+    )
+    return render(request, "jobs/_log_lines.html", {"log": data, "around": around}, principal=principal)

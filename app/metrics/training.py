@@ -1,0 +1,107 @@
+"""Training metrics (loss, accuracy, learning rate, ...): what ``mon.log``, ``mon.metric`` and the
+Keras callback record besides the device metrics, grouped into charts and downsampled like step
+times (MinMaxLTTB keeps a loss spike).
+
+Charts come loss first; a Keras ``val_x`` shares the chart of ``x``; names with a ``section/``
+prefix (``train/loss``, ``eval/accuracy``) are grouped by it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from tpuwatch.server.metrics.schemas import TrainingChart, TrainingLine, TrainingSeries
+from tpuwatch.server.models import Metric
+from tpuwatch.server.series.downsample import downsample
+from tpuwatch.wire import MetricName
+
+MAX_ROWS = 400_000  # samples one request reads, all training metrics together
+
+
+def display_name(metric: str) -> str:
+    """>>> display_name("keras.val_loss"), display_name("train/loss")
+    ('val_loss', 'train/loss')"""
+    return metric[len(MetricName.KERAS_PREFIX) :] if metric.startswith(MetricName.KERAS_PREFIX) else metric
+
+
+def chart_key(name: str) -> tuple[str, str]:
+    """(section, key) of a display name: ``val_`` joins its training twin's chart.
+
+    >>> chart_key("val_loss"), chart_key("eval/accuracy"), chart_key("lr")
+    (('', 'loss'), ('eval', 'eval/accuracy'), ('', 'lr'))
+    """
+    section, _, leaf = name.rpartition("/")
+    if leaf.startswith("val_") and len(leaf) > 4:
+        leaf = leaf[4:]
+    return section, f"{section}/{leaf}" if section else leaf
+
+
+def is_loss(key: str) -> bool:
+    return "loss" in key.rpartition("/")[2].lower()
+
+
+def _order(chart: TrainingChart) -> tuple:
+    # Loss first (the first thing anyone looks at), then by section and name.
+    return (not is_loss(chart.key), chart.section, chart.key)
+
+
+def training_series(
+    session: Session, job_id: int, points: int = 1000, since_step: int | None = None, only_loss: bool = False
+) -> TrainingSeries:
+    """A job's training metrics as charts, each line at most ``points`` points.
+
+    ``since_step`` keeps the samples from that step on (the post-mortem's "before the end")."""
+    q = select(Metric.name, Metric.host_index, Metric.step, Metric.ts, Metric.value).where(
+        Metric.job_id == job_id, ~Metric.name.startswith(MetricName.DEVICE_PREFIX, autoescape=True)
+    )
+    if since_step is not None:
+        q = q.where(Metric.step >= since_step)
+    rows = session.connection().execute(q.order_by(Metric.name, Metric.host_index, Metric.ts).limit(MAX_ROWS))
+    groups: dict[tuple[str, int], list] = {}
+    for name, host, step, ts, value in rows:
+        if only_loss and not is_loss(chart_key(display_name(name))[1]):
+            continue
+        groups.setdefault((name, host), []).append((step, ts, value))
+    charts: dict[str, TrainingChart] = {}
+    for (metric, host), samples in groups.items():
+        name = display_name(metric)
+        section, key = chart_key(name)
+        by_step = all(s is not None for s, _, _ in samples)
+        line = _line(metric, name, host, samples, by_step, points)
+        chart = charts.get(key)
+        if chart is None:
+            chart = charts[key] = TrainingChart(
+                key=key, section=section, x_axis="step" if by_step else "time", lines=[]
+            )
+        elif chart.x_axis == "step" and not by_step:  # one line without steps: the chart goes by time
+            chart.x_axis = "time"
+        chart.lines.append(line)
+    for chart in charts.values():
+        if chart.x_axis == "time":  # lines built on steps are redrawn on their times
+            chart.lines = [
+                _line(ln.metric, ln.name, ln.host, groups[(ln.metric, ln.host)], False, points)
+                for ln in chart.lines
+            ]
+        chart.lines.sort(key=lambda ln: (ln.name.rpartition("/")[2].startswith("val_"), ln.name, ln.host))
+    return TrainingSeries(job_id=job_id, points=points, charts=sorted(charts.values(), key=_order))
+
+
+def _line(metric: str, name: str, host: int, samples: list, by_step: bool, points: int) -> TrainingLine:
+    col = 0 if by_step else 1
+    xs = np.array([s[col] for s in samples], dtype=np.float64)
+    ys = np.array([np.nan if s[2] is None else s[2] for s in samples], dtype=np.float64)
+    order = np.argsort(xs, kind="stable")
+    xs, ys = xs[order], ys[order]
+    finite = np.isfinite(ys)
+    x, y = np.ascontiguousarray(xs[finite]), np.ascontiguousarray(ys[finite])
+    idx = downsample(x, y, points) if len(x) else np.arange(0)
+    return TrainingLine(
+        name=name,
+        metric=metric,
+        host=host,
+        x=x[idx].tolist(),
+        y=y[idx].tolist(),
+        nonfinite=xs[~finite][:100].tolist(),
+    )
