@@ -76,8 +76,8 @@ def _prune(args: argparse.Namespace) -> int:
         engine.dispose()
     print(
         f"pruned {done['deleted']} raw steps older than {args.raw_older_than:g} days from {done['jobs']} "
-        f"job(s) ({done['partitions']} day partition(s) dropped); rollups rebuilt first for {done['rebuilt']}; "
-        f"{lines} live-log lines"
+        f"job(s) ({done['partitions']} day partition(s) dropped); "
+        f"rollups rebuilt first for {done['rebuilt']}; {lines} live-log lines"
     )
     return 0
 
