@@ -7,7 +7,6 @@ under the sidecar, which sends for its child) delivers the spool to the server.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -19,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from time import perf_counter
 
-from tpuwatch import checkpoints, config, log, wire
+from tpuwatch import checkpoints, config, log, runmeta, wire
 from tpuwatch.fit import expand_logs, fit_event, fit_json, fit_name
 from tpuwatch.loglines import LineQueue
 from tpuwatch.pressure import Reserve, leftover_lines, make_room
@@ -77,7 +76,7 @@ class Monitor(checkpoints.CheckpointCalls):
         self.server = server or config.env_str(config.ENV_SERVER)
         self.token = token or config.env_str(config.ENV_TOKEN)
         run_attrs = {"hostname": config.hostname(), "pid": os.getpid(), "code_version": config.code_version()}
-        run_attrs.update({**_sidecar_attrs(), **(attrs or {})})
+        run_attrs.update({**runmeta.sidecar_attrs(), **(attrs or {})})
         peak = peak_flops if peak_flops is not None else config.env_float(config.ENV_PEAK_FLOPS)
         if peak:
             run_attrs[wire.Attr.PEAK_FLOPS] = float(peak)
@@ -121,7 +120,7 @@ class Monitor(checkpoints.CheckpointCalls):
             # This process sends this folder: `agent sync` and other agents leave it alone. Taken
             # before meta.json exists, so that nobody sees the folder as an earlier run's leftovers.
             self._spool.lock()
-        self._write_meta()
+        runmeta.write_meta(self.spool_dir, self.run_id, self.job, self.host_index, self.server, self.token)
         self._reserve = Reserve(self.spool_dir, self.stream)
         if total_steps:  # the steps this run means to make: a run that ends far short is flagged
             self.event(wire.Kind.MODEL_INFO, "", total_steps=int(total_steps))
@@ -392,30 +391,3 @@ class Monitor(checkpoints.CheckpointCalls):
                     sending.wake()
             except Exception as exc:  # a full disk must not reach training
                 log.warn_once("write", f"cannot write the spool: {type(exc).__name__}: {exc}")
-
-    def _write_meta(self) -> None:
-        meta = self.spool_dir / "meta.json"
-        info = {"run_id": self.run_id, "job": self.job, "host": self.host_index, "server": self.server}
-        if self.token:  # which token may deliver these leftovers (a later run's, if the same)
-            info["token_sha256"] = hashlib.sha256(self.token.encode()).hexdigest()[:16]
-        tmp = meta.with_suffix(".tmp")
-        try:
-            if not meta.exists():
-                tmp.write_text(json.dumps(info))
-                os.replace(tmp, meta)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            log.warn_once("meta", f"cannot write {meta} ({exc.strerror or exc}); the batches carry the same")
-
-
-def _sidecar_attrs() -> dict:
-    """Run attributes the sidecar learned (the TPU identity): whichever process's batch reaches
-    the server first creates the host row, so the child carries them too."""
-    raw = os.environ.get(config.ENV_ATTRS)
-    if not raw:
-        return {}
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}

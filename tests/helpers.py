@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import time
 
 import httpx
@@ -44,3 +46,10 @@ def primary_category(text: str) -> str:
 
     cards = classify_text(text)
     return cards[0].category if cards else "unknown"
+
+
+def run_async(make_coro, timeout: float = 120.0):
+    """``asyncio.run(make_coro())`` on a thread of its own: the browser tests' sync Playwright keeps
+    an event loop running on the main thread for the whole session, where asyncio.run refuses."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(make_coro())).result(timeout)

@@ -13,6 +13,7 @@ import httpx
 from sqlalchemy import func, select, text
 
 from tests.conftest import make_token, start_server
+from tests.helpers import run_async
 from tpuwatch import wire
 from tpuwatch.server.models import JobHost, Step
 from tpuwatch.server.ops.admission import Gate
@@ -81,7 +82,7 @@ def test_a_flood_of_connections_gets_only_2xx_429_503_and_the_server_serves_righ
     port = int(live_server.url.rsplit(":", 1)[1])
     run_id = uuid.uuid4().hex
     t0 = time.monotonic()
-    statuses = asyncio.run(_flood(port, token, run_id))
+    statuses = run_async(lambda: _flood(port, token, run_id))
     flood_s = time.monotonic() - t0
     counts = {s: statuses.count(s) for s in set(statuses)}
     assert set(counts) <= {200, 429, 503}, counts
@@ -153,4 +154,4 @@ def test_gate_admits_up_to_its_limit_queues_briefly_then_refuses():
         gate.release()
         assert gate.in_flight == 0 and gate.rejected == 2
 
-    asyncio.run(scenario())
+    run_async(scenario)
