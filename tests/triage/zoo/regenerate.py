@@ -24,22 +24,12 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tpuwatch.server.triage.features import CATEGORIES
+
 ZOO = Path(__file__).resolve().parent
 SCRIPTS = ZOO / "scripts"
-LABELS = (
-    "oom",
-    "dynamic_shape",
-    "unsupported_op",
-    "unsupported_dtype",
-    "connection_loss",
-    "local_filesystem",
-    "strategy_scope",
-    "input_pipeline",
-    "checkpoint",
-    "compile_error",
-    "nan_inf",
-    "unknown",
-)
+# The labels a script may carry: the classifier's categories, and "unknown" for what none covers.
+LABELS = (*CATEGORIES, "unknown")
 FRAMEWORKS = ("tensorflow", "keras", "jax", "flax", "optax", "orbax", "tfdata", "grain")
 PACKAGES = (
     "tensorflow-cpu",
