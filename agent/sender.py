@@ -24,6 +24,7 @@ from tpuwatch.spool import Spool, SpoolWriter, read_records
 from tpuwatch.transport import HttpTransport, TransportError
 
 BUSY_SPREAD_CAP_S = 5.0
+MAX_ASKED_PACE_S = 60.0  # the longest interval a server may ask for: data still arrives within a minute
 
 
 @dataclass
@@ -57,28 +58,43 @@ class Backoff:
 
 
 class Pace:
-    """The interval between a host's batches. Example::
+    """The interval between a host's batches. It doubles when the server pushes back (429, 503),
+    shrinks by a quarter on each success, and never goes below what the server last asked of every
+    host (``X-Tpuwatch-Pace``: a big slice is asked to send less often, app/ops/pacing.py).
+    Example::
 
     >>> p = Pace(base=1.0, cap=8.0)
     >>> p.slow_down(); p.slow_down(retry_after=5.0); p.interval
     5.0
     >>> p.speed_up(); p.interval
     3.75
+    >>> p.follow(6.0); p.interval  # the server asks for 6 s
+    6.0
+    >>> p.follow(1.0); p.speed_up(); p.interval  # ... and then for the base again
+    4.5
     """
 
     def __init__(self, base: float = 1.0, cap: float = 15.0, jitter: float = 0.25) -> None:
         self.base, self.cap, self.jitter = base, max(base, cap), jitter
         self.interval = base
+        self.floor = base  # the least interval: the base, or what the server asked for
 
     def next_wait(self) -> float:
         """The interval, jittered by +/- ``jitter`` so that hosts started together drift apart."""
         return self.interval * random.uniform(1.0 - self.jitter, 1.0 + self.jitter)
 
     def slow_down(self, retry_after: float | None = None) -> None:
-        self.interval = min(self.cap, max(self.interval * 2.0, retry_after or 0.0))
+        self.interval = min(max(self.cap, self.floor), max(self.interval * 2.0, retry_after or 0.0))
 
     def speed_up(self) -> None:
-        self.interval = max(self.base, self.interval * 0.75)
+        self.interval = max(self.floor, self.interval * 0.75)
+
+    def follow(self, asked: float | None) -> None:
+        """Keep at least the interval the server asked for (bounded: a server cannot silence a host)."""
+        if asked is None:
+            return
+        self.floor = min(MAX_ASKED_PACE_S, max(self.base, asked))
+        self.interval = max(self.interval, self.floor)
 
 
 class _Retry(Exception):
@@ -173,6 +189,7 @@ class Sender:
             reply = self.transport.send(payload)
         except TransportError as exc:
             raise _Retry(None, str(exc)) from exc
+        self.pace.follow(reply.pace)
         if reply.ok:
             self.stats.sent_batches += 1
             self.stats.sent_events += events

@@ -5,12 +5,14 @@ from __future__ import annotations
 import gzip
 import http.client
 import json
+import math
 import socket
 import urllib.parse
 from dataclasses import dataclass
 
 INGEST_PATH = "/api/v1/ingest"
 HOST_HEADER = "X-Tpuwatch-Host"
+PACE_HEADER = "X-Tpuwatch-Pace"  # the interval between batches the server asks of this host
 GZIP_ABOVE = 16 * 1024  # smaller bodies are not worth the CPU
 # What a kept-alive connection the server already closed looks like on the next request.
 STALE = (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected)
@@ -21,6 +23,7 @@ class Reply:
     status: int
     retry_after: float | None = None
     message: str = ""
+    pace: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -80,7 +83,12 @@ class HttpTransport:
                 raise TransportError(f"{type(exc).__name__}: {exc}") from exc
         if resp.getheader("Connection", "").lower() == "close":
             self.close()
-        return Reply(resp.status, _retry_after(resp.getheader("Retry-After")), _detail(data))
+        return Reply(
+            resp.status,
+            _retry_after(resp.getheader("Retry-After")),
+            _detail(data),
+            _retry_after(resp.getheader(PACE_HEADER)),
+        )
 
     def _post(self, body: bytes, headers: dict) -> tuple[http.client.HTTPResponse, bytes]:
         conn = self._connection()
@@ -95,12 +103,14 @@ class HttpTransport:
 
 
 def _retry_after(value: str | None) -> float | None:
+    """Seconds from a header (Retry-After, X-Tpuwatch-Pace); None when absent or not a number."""
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         return None  # an HTTP date: rare from our server; fall back to backoff
+    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 def _detail(data: bytes) -> str:

@@ -101,6 +101,16 @@ class Settings(BaseSettings):
     ingest_max_in_flight: int = Field(6, description="batches stored at once per process")
     ingest_max_waiting: int = Field(256, description="batches waiting for a slot; beyond, 503 at once")
     ingest_wait_seconds: float = Field(2.0, description="how long a batch waits for a slot before 503")
+    ingest_cpu_budget: float = Field(
+        0.5,
+        gt=0,
+        le=8,
+        description="share of one core agents' batches may take: the server asks each host of a big "
+        "slice to send less often to keep within it (app/ops/pacing.py)",
+    )
+    ingest_max_pace_seconds: float = Field(
+        30.0, ge=1, le=600, description="the longest interval between batches the server asks of a host"
+    )
     reads_max_in_flight: int = Field(12, description="other database requests at once per process")
     reads_max_waiting: int = 256
     reads_wait_seconds: float = 10.0

@@ -61,6 +61,8 @@ class Watch(threading.Thread):
         self.worst = {"/healthz": 0.0, "/api/v1/jobs": 0.0}
         self.bad_reads = 0
         self.rss_max = 0
+        self.pace: list[float] = []  # the interval the server asked of each host, every half second
+        self.cpu_per_batch = 0.0
         self.stop = threading.Event()
 
     def run(self) -> None:
@@ -79,7 +81,11 @@ class Watch(threading.Thread):
                 for path in self.worst:
                     t0 = time.monotonic()
                     try:
-                        ok = client.get(path, headers={"Authorization": f"Bearer {self.token}"}).is_success
+                        reply = client.get(path, headers={"Authorization": f"Bearer {self.token}"})
+                        ok = reply.is_success
+                        if path == "/healthz" and ok and "ingest" in reply.json():
+                            self.pace.append(reply.json()["ingest"]["pace_seconds"])
+                            self.cpu_per_batch = reply.json()["ingest"]["cpu_ms_per_batch"]
                     except httpx.HTTPError:
                         ok = False
                     self.worst[path] = max(self.worst[path], time.monotonic() - t0)
@@ -258,6 +264,10 @@ def run_one(db: str, agents: int, seconds: float, burst: int) -> None:
         f"{label}_answers_429={total('throttled')} 503={total('busy')} 5xx={total('server_errors')} "
         f"rejected={total('rejected_batches')} batches={total('sent_batches')} "
         f"spool_segments_left={total('segments_left')}"
+    )
+    print(
+        f"{label}_pace_asked_s median={_quantile(watch.pace, 0.5):.2f} max={max(watch.pace, default=0):.2f} "
+        f"server_cpu_ms_per_batch={watch.cpu_per_batch:.2f}"
     )
     print(f"{label}_server_cpu_cores={(cpu1 - cpu0) / wall:.2f} rss_max_mb={watch.rss_max / 2**20:.0f}")
     print(

@@ -13,7 +13,10 @@ loop, where waiting costs no thread and no connection:
 
 A request waits for a slot at most ``*_wait_seconds`` and only while fewer than ``*_max_waiting``
 wait; otherwise it is answered at once with 503 and ``Retry-After`` (agents back off and keep the
-batch in their spool). ``/healthz`` and static files need no slot. With both gates' slots below the
+batch in their spool; an ingest 503 asks them to wait one pacing interval, app/ops/pacing.py).
+Every ingest answer carries the interval the server asks of each host (``X-Tpuwatch-Pace``), so
+that a big slice spreads itself out before the gate has to refuse anyone. ``/healthz`` and static
+files need no slot. With both gates' slots below the
 thread pool and the connection pool, a request holding a slot always finds a thread and a
 connection. ``install`` also sizes anyio's thread pool and turns pool exhaustion
 (``sqlalchemy.exc.TimeoutError``) into 503, never 500.
@@ -30,7 +33,10 @@ import logging
 from collections import deque
 
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from tpuwatch.server.ops.pacing import HEADER as PACE_HEADER
+from tpuwatch.server.ops.pacing import Pacing
 
 log = logging.getLogger("tpuwatch.admission")
 
@@ -88,32 +94,63 @@ class Gate:
         self.in_flight -= 1
 
 
-def busy_response(gate: Gate) -> JSONResponse:
+def busy_response(gate: Gate, retry_after: int = RETRY_AFTER_S) -> JSONResponse:
     return JSONResponse(
-        {"detail": f"server busy ({gate.name}: {gate.limit} requests in flight): retry in {RETRY_AFTER_S} s"},
+        {"detail": f"server busy ({gate.name}: {gate.limit} requests in flight): retry in {retry_after} s"},
         status_code=503,
-        headers={"Retry-After": str(RETRY_AFTER_S)},
+        headers={"Retry-After": str(retry_after)},
     )
 
 
+def _sender(scope: Scope) -> str:
+    """Who sent an ingest request: the agent's host id (hosts of a slice share a token and may share
+    an address behind NAT), else the peer address."""
+    for name, value in scope.get("headers", ()):
+        if name == b"x-tpuwatch-host":
+            return value[:128].decode("latin-1")
+    client = scope.get("client")
+    return client[0] if client else "?"
+
+
 class AdmissionMiddleware:
-    def __init__(self, app: ASGIApp, ingest: Gate, reads: Gate) -> None:
+    def __init__(self, app: ASGIApp, ingest: Gate, reads: Gate, pacing: Pacing | None = None) -> None:
         self.app = app
         self.ingest, self.reads = ingest, reads
+        self.pacing = pacing or Pacing()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].startswith(EXEMPT_PREFIXES):
             await self.app(scope, receive, send)
             return
         ingest = scope["path"] == INGEST_PATH and scope["method"] == "POST"
-        gate = self.ingest if ingest else self.reads
-        if not await gate.acquire():
-            await busy_response(gate)(scope, receive, send)
+        if ingest:
+            await self._ingest(scope, receive, send)
+            return
+        if not await self.reads.acquire():
+            await busy_response(self.reads)(scope, receive, send)
             return
         try:
             await self.app(scope, receive, send)
         finally:
-            gate.release()
+            self.reads.release()
+
+    async def _ingest(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.pacing.served(_sender(scope))
+        if not await self.ingest.acquire():
+            self.pacing.refused()
+            await busy_response(self.ingest, self.pacing.retry_after())(scope, receive, send)
+            return
+        pace = f"{self.pacing.interval():g}".encode()
+
+        async def paced_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = dict(message, headers=[*message.get("headers", ()), (PACE_HEADER.encode(), pace)])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, paced_send)
+        finally:
+            self.ingest.release()
 
 
 def install(app, settings) -> None:
@@ -126,8 +163,10 @@ def install(app, settings) -> None:
     reads = Gate(
         "reads", settings.reads_max_in_flight, settings.reads_max_waiting, settings.reads_wait_seconds
     )
+    pacing = Pacing(cpu_budget=settings.ingest_cpu_budget, cap=settings.ingest_max_pace_seconds)
     app.state.admission = {"ingest": ingest, "reads": reads}
-    app.add_middleware(AdmissionMiddleware, ingest=ingest, reads=reads)
+    app.state.pacing = pacing
+    app.add_middleware(AdmissionMiddleware, ingest=ingest, reads=reads, pacing=pacing)
 
     async def pool_exhausted(request, exc: PoolTimeout):
         log.warning("no database connection free for %s %s: answered 503", request.method, request.url.path)

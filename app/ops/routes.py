@@ -13,11 +13,24 @@ api = APIRouter(tags=["ops"])
 @api.get("/healthz")
 async def healthz(request: Request):
     """Liveness, and the database file's state: 503 ``degraded`` with what to do when it is damaged.
-    On the event loop: it needs no worker thread, so busy threads cannot hide a live server."""
+    On the event loop: it needs no worker thread, so busy threads cannot hide a live server. Also
+    how busy ingest is: batches in flight and waiting, refused so far, and the pace asked of hosts."""
     health = getattr(request.app.state, "db_health", None)
     if health is not None and health.damaged:
         return JSONResponse(health.report(), status_code=503)
-    return JSONResponse({"status": "ok"})
+    body: dict = {"status": "ok"}
+    gates, pacing = getattr(request.app.state, "admission", None), getattr(request.app.state, "pacing", None)
+    if gates and pacing:
+        gate = gates["ingest"]
+        body["ingest"] = {
+            "in_flight": gate.in_flight,
+            "waiting": gate.waiting,
+            "refused": gate.rejected,
+            "hosts_sending": pacing.hosts,
+            "cpu_ms_per_batch": round(pacing.cost * 1000, 2),
+            "pace_seconds": pacing.interval(),
+        }
+    return JSONResponse(body)
 
 
 @api.get("/static/vendor/plotly.min.js", include_in_schema=False)

@@ -1,0 +1,118 @@
+"""The interval each agent host is asked to keep between its batches, so that a slice of any size
+fits the server instead of queueing on it.
+
+Why: every host of a slice sends a batch about once a second. One process serves a few hundred
+batches a second; a slice of 1,024 hosts would keep its ingest gate full, and the 503s that follow
+make every host back off blindly, in a herd, to many seconds. The server knows what the hosts do
+not: how many hosts are sending and what a batch costs it. So it tells them:
+
+    interval = hosts seen sending lately x CPU seconds per batch / cpu_budget
+
+times a pressure factor, bounded to ``[floor, cap]``. ``cpu_budget`` is the share of one core
+that agents' batches may take (the rest is for pages, the API and the alert loop). The cost per
+batch is measured, not configured: process CPU time over the batches served since the last estimate
+(pages served in between count too, which errs on the slow side). CPU is not all a batch needs: a
+machine whose cores are taken by others, or a slow database, keeps batches waiting at the gate. So
+each estimate in which the gate had to refuse batches raises the pressure factor by half (up to 8),
+and each calm one lowers it by a tenth. Small jobs get the floor, as before.
+
+The interval travels in the ``X-Tpuwatch-Pace`` response header of every ingest answer (and sets
+``Retry-After`` on a 503); agents take it as the least interval they keep (agent/sender.py, Pace).
+
+>>> now, used = [0.0], [0.0]
+>>> p = Pacing(cpu_budget=0.5, clock=lambda: now[0], cpu=lambda: used[0])
+>>> for host in range(300):
+...     p.served(f"host-{host}")
+>>> now[0], used[0] = 2.0, 0.6  # two seconds later, 0.6 CPU seconds spent on the 300 batches
+>>> p.interval()  # 300 hosts x 2 ms a batch / half a core
+1.2
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+
+HEADER = "X-Tpuwatch-Pace"
+MAX_PRESSURE = 8.0
+MAX_TRACKED_HOSTS = 100_000  # bounds the memory a client inventing host names can take
+
+
+class Pacing:
+    def __init__(
+        self,
+        cpu_budget: float = 0.5,
+        floor: float = 1.0,
+        cap: float = 30.0,
+        window: float = 30.0,
+        every: float = 1.0,
+        clock=time.monotonic,
+        cpu=time.process_time,
+    ) -> None:
+        self.cpu_budget, self.floor, self.cap, self.window, self.every = cpu_budget, floor, cap, window, every
+        self._clock, self._cpu = clock, cpu
+        self._lock = threading.Lock()
+        self._hosts: dict[str, float] = {}
+        self._served = 0
+        self._cost = 0.0  # CPU seconds per batch, smoothed
+        self._refused = 0  # batches the gate refused since the last estimate
+        self.pressure = 1.0
+        self._interval = floor
+        self._at = clock()
+        self._cpu_at = cpu()
+
+    def served(self, host: str) -> None:
+        """Count one ingest answer to ``host`` (the sender's id, or its address)."""
+        now = self._clock()
+        with self._lock:
+            if host in self._hosts or len(self._hosts) < MAX_TRACKED_HOSTS:
+                self._hosts[host] = now
+            self._served += 1
+
+    def refused(self) -> None:
+        """Count one batch the ingest gate had to refuse (503)."""
+        self._refused += 1
+
+    @property
+    def hosts(self) -> int:
+        return len(self._hosts)
+
+    @property
+    def cost(self) -> float:
+        return self._cost
+
+    def interval(self) -> float:
+        """Seconds between a host's batches, re-estimated at most every ``every`` seconds."""
+        now = self._clock()
+        if now - self._at < self.every:
+            return self._interval
+        with self._lock:
+            if now - self._at < self.every:
+                return self._interval
+            cpu = self._cpu()
+            if self._served >= 10:  # too few batches say nothing about their cost
+                cost = (cpu - self._cpu_at) / self._served
+                self._cost = cost if self._cost == 0.0 else 0.5 * self._cost + 0.5 * cost
+                self._served, self._cpu_at = 0, cpu
+            elif now - self._at > 4 * self.every:  # quiet: start the next estimate afresh
+                self._served, self._cpu_at = 0, cpu
+            stale = now - self.window
+            if len(self._hosts) > 64:
+                self._hosts = {h: t for h, t in self._hosts.items() if t >= stale}
+            else:
+                for h in [h for h, t in self._hosts.items() if t < stale]:
+                    del self._hosts[h]
+            if self._refused:
+                self.pressure = min(MAX_PRESSURE, self.pressure * 1.5)
+            else:
+                self.pressure = max(1.0, self.pressure * 0.9)
+            self._refused = 0
+            wanted = len(self._hosts) * self._cost / self.cpu_budget * self.pressure
+            self._interval = round(min(self.cap, max(self.floor, wanted)), 2)
+            self._at = now
+            return self._interval
+
+    def retry_after(self) -> int:
+        """Whole seconds for a 503's ``Retry-After``: a refused host waits one interval at least."""
+        return max(1, math.ceil(self.interval()))

@@ -1,0 +1,149 @@
+"""The server paces a big slice: it asks each host for an interval that grows with the hosts sending
+and the measured cost of a batch, and the real agent keeps at least that interval."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+import httpx
+import pytest
+
+from tests.conftest import make_token, start_server
+from tests.helpers import wait_until
+from tpuwatch import wire
+from tpuwatch.monitor import Monitor
+from tpuwatch.server.ops.pacing import MAX_TRACKED_HOSTS, Pacing
+from tpuwatch.transport import PACE_HEADER, HttpTransport
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now, self.cpu = 0.0, 0.0
+
+
+def _pacing(clock: Clock, **kw) -> Pacing:
+    return Pacing(clock=lambda: clock.now, cpu=lambda: clock.cpu, **kw)
+
+
+def test_interval_is_hosts_times_cost_over_budget_within_floor_and_cap():
+    clock = Clock()
+    pacing = _pacing(clock, cpu_budget=0.5, cap=30.0)
+    for host in range(1024):
+        pacing.served(f"h/{host}")
+    clock.now, clock.cpu = 1.0, 3.072  # 3 ms of CPU per batch
+    assert pacing.interval() == pytest.approx(1024 * 0.003 / 0.5, abs=0.01)  # to 10 ms
+    assert pacing.retry_after() == 7  # whole seconds, rounded up
+
+    small = _pacing(Clock(), cpu_budget=0.5)
+    for _ in range(20):
+        small.served("only-host")
+    assert small.interval() == 1.0  # a small job keeps the floor
+
+    capped = _pacing(clock := Clock(), cpu_budget=0.01, cap=12.0)
+    for host in range(500):
+        capped.served(str(host))
+    clock.now, clock.cpu = 1.0, 5.0
+    assert capped.interval() == 12.0
+
+
+def test_hosts_that_stopped_sending_stop_counting_and_a_few_batches_say_nothing_of_cost():
+    clock = Clock()
+    pacing = _pacing(clock, cpu_budget=0.5, window=30.0)
+    for host in range(400):
+        pacing.served(str(host))
+    clock.now, clock.cpu = 1.0, 0.8  # 2 ms per batch: 400 x 2 ms / 0.5 = 1.6 s
+    assert pacing.interval() == pytest.approx(1.6)
+    clock.now = 40.0  # every host went quiet (the job ended)...
+    for _ in range(5):  # ...but one, whose five batches are too few to re-estimate the cost
+        pacing.served("0")
+    clock.cpu = 100.0  # CPU spent on pages meanwhile must not be charged to five batches
+    assert pacing.hosts == 400
+    assert pacing.interval() == 1.0
+    assert pacing.hosts == 1
+    assert pacing.cost == pytest.approx(0.002)
+
+
+def test_refusals_raise_the_interval_until_the_gate_is_calm_again():
+    clock = Clock()
+    pacing = _pacing(clock, cpu_budget=0.5)
+    for host in range(200):
+        pacing.served(str(host))
+    clock.now, clock.cpu = 1.0, 0.5  # 2.5 ms a batch: 200 hosts need 1 s
+    assert pacing.interval() == 1.0
+    asked = []
+    for second in range(2, 12):
+        for host in range(200):
+            pacing.served(str(host))
+        if second < 5:  # the machine's cores are taken by others: the gate refuses for 3 s
+            for _ in range(50):
+                pacing.refused()
+        clock.now, clock.cpu = float(second), clock.cpu + 0.5
+        asked.append(pacing.interval())
+    assert asked[:3] == [1.5, 2.25, 3.38]
+    assert asked[3:] == sorted(asked[3:], reverse=True) and asked[-1] < 2.0
+    assert pacing.pressure < 2.0
+
+
+def test_invented_host_names_cannot_grow_memory_without_bound():
+    pacing = _pacing(Clock())
+    for host in range(MAX_TRACKED_HOSTS + 500):
+        pacing.served(f"made-up-{host}")
+    assert pacing.hosts == MAX_TRACKED_HOSTS
+
+
+def _batch(run_id: str, host: int) -> bytes:
+    now = time.time()
+    batch = wire.batch(
+        stream=uuid.uuid4().hex,
+        seq=0,
+        run=wire.run_info(run_id, "slice", host, {}),
+        sent_at=now,
+        steps=[[1, now - 0.5, 0.5, 0.01]],
+        events=[],
+        metrics=[],
+        dropped=0,
+    )
+    return json.dumps(batch).encode()
+
+
+def test_every_ingest_answer_carries_the_pace_and_the_agent_keeps_it(settings, sessions, tmp_path):
+    token = make_token(sessions)
+    # A budget so small that 40 hosts already need the longest interval this server asks for.
+    tight = settings.model_copy(update={"ingest_cpu_budget": 1e-4, "ingest_max_pace_seconds": 7.0})
+    server = start_server(tight)
+    run_id = uuid.uuid4().hex
+    try:
+        transports = [HttpTransport(server.url, token, host=f"slice/{h}") for h in range(40)]
+        replies = [t.send(_batch(run_id, h)) for h, t in enumerate(transports)]
+        assert {r.status for r in replies} == {200}
+        assert replies[0].pace == 1.0  # nothing measured yet: the floor
+        time.sleep(1.1)  # the server re-estimates at most once a second
+        reply = transports[0].send(_batch(run_id, 0))
+        assert reply.status == 200 and reply.pace == 7.0
+        with httpx.Client(base_url=server.url) as client:
+            raw = client.post(
+                "/api/v1/ingest",
+                content=_batch(run_id, 1),
+                headers={"Authorization": f"Bearer {token}", "X-Tpuwatch-Host": "slice/1"},
+            )
+        assert raw.headers[PACE_HEADER] == "7"
+        ingest = httpx.get(f"{server.url}/healthz").json()["ingest"]  # what an operator sees
+        assert ingest["hosts_sending"] == 40 and ingest["pace_seconds"] == 7.0
+        assert ingest["cpu_ms_per_batch"] > 0 and ingest["in_flight"] == 0
+
+        mon = Monitor(
+            "slice", server=server.url, token=token, run_id=run_id, host_index=40, spool_dir=tmp_path
+        )
+        try:
+            mon.record_step(0.5, input_wait=0.01)
+            pace = mon._sender_thread.sender.pace
+            wait_until(lambda: pace.floor == 7.0, timeout=15)
+            assert pace.interval >= 7.0  # the host now sends every ~7 s, not every second
+        finally:
+            mon.close(timeout=10)
+        for t in transports:
+            t.close()
+    finally:
+        server.stop()
