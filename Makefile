@@ -24,8 +24,11 @@ venv: $(FULL)
 demo: $(BASE)
 	$(VENV)/bin/tpuwatch demo
 
+# Test files run on TEST_WORKERS processes (a file stays on one worker: its fixtures and servers are
+# shared within it); each worker has its own PostgreSQL database. TEST_WORKERS=0 runs them in one.
+TEST_WORKERS ?= 3
 test: $(FULL)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: $(FULL)
 	$(PY) bench/run_all.py
