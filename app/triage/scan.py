@@ -10,11 +10,13 @@ Keys match case-sensitively, as written: a key's other spellings are keys of the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import ahocorasick_rs
 
 from .knowledge import CATEGORIES, Category, Signature
+
+_WINDOW = 64 * 1024  # characters the automaton reads at a time (bounds the matches held at once)
 
 # Short substrings that cover most anchors (see Index). Every line holding one is looked at on
 # its own, so they must be rare in ordinary training output.
@@ -99,28 +101,34 @@ class Index:
         keys = set(SCAN_KEYS)
         self.scan = sorted(k for k in keys if not any(o != k and o in k for o in keys))
         self._automaton = ahocorasick_rs.AhoCorasick(self.scan)
+        self._longest = max(map(len, self.scan))
         self.anchors = sorted(self.by_anchor)
 
-    def key_lines(self, block: str) -> list[tuple[int, int]]:
+    def key_lines(self, block: str, window: int = _WINDOW) -> Iterator[tuple[int, int]]:
         """Where the lines of ``block`` that hold a scan key are: ``(start, end)`` of each, in
         order, ``end`` at the line's newline (or the block's end). Lines are cut at ``\\n`` only.
 
         The automaton reports non-overlapping matches left to right, so a line holding a key always
-        has one reported inside it (no key spans a newline); further matches in a line found are
-        skipped here.
+        has one reported inside it (no key spans a newline). It reads ``window`` characters at a
+        time, plus the longest key's length less one so that no key is cut at a window's end, and
+        the next window starts after the last line found: a giant line full of keys costs one
+        window's matches, not one match per key in it.
         """
-        spans: list[tuple[int, int]] = []
         rfind, find = block.rfind, block.find
-        end = -1
-        for _, at, after in self._automaton.find_matches_as_indexes(block):
-            if at < end:
-                continue
-            start = rfind("\n", 0, at) + 1
-            end = find("\n", after)
-            if end == -1:
-                end = len(block)
-            spans.append((start, end))
-        return spans
+        find_keys = self._automaton.find_matches_as_indexes
+        pos, n, end = 0, len(block), -1
+        while pos < n:
+            stop = min(n, pos + window)
+            for _, at, after in find_keys(block[pos : stop + self._longest - 1]):
+                at += pos
+                if at < end:  # in the line just found
+                    continue
+                start = rfind("\n", 0, at) + 1
+                end = find("\n", pos + after)
+                if end == -1:
+                    end = n
+                yield start, end
+            pos = max(stop, end)
 
 
 _INDEX: Index | None = None

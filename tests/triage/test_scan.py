@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+import tracemalloc
 from pathlib import Path
 
 from bench.bench_triage import make_log
@@ -77,6 +78,28 @@ def test_scan_finds_exactly_the_lines_that_hold_a_key():
         spans = index().key_lines(text)
         found = [(text.count("\n", 0, s) + 1, text[s:e]) for s, e in spans]
         assert found == _reference(text), f"text {number}: {text[:200]!r}"
+
+
+def test_any_window_finds_the_same_lines():
+    # The automaton reads the block a window at a time; keys cut by a window's end, lines longer
+    # than a window and lines found across windows must make no difference.
+    texts = _EDGES + _rows(_CAPTURED[1]) + [make_log(100_000, seed=3), "x" * 50 + "NaN " * 40 + "\nFail"]
+    for window in (1, 2, 3, 7, 24, 100, 4096):
+        for number, text in enumerate(texts):
+            found = [(text.count("\n", 0, s) + 1, text[s:e]) for s, e in index().key_lines(text, window)]
+            assert found == _reference(text), f"window {window}, text {number}: {text[:200]!r}"
+
+
+def test_a_giant_line_full_of_keys_holds_little_memory():
+    line = "NaN " * 1_000_000  # 4 MB, a million keys, one line
+    tracemalloc.start()
+    try:
+        spans = list(index().key_lines(line + "\nnext\n"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert spans == [(0, len(line))]
+    assert peak < 8_000_000, peak  # one window's matches, not one tuple per key
 
 
 def test_the_engine_examines_exactly_the_key_lines_of_a_streamed_log():
