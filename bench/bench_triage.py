@@ -1,6 +1,8 @@
 """Benchmark the triage engine: throughput on ordinary log text, accuracy on the dev corpus.
 
-Run: ``python bench/bench_triage.py [--mb 100] [--corpus PATH]``. Prints ``name=value`` lines.
+Run: ``python bench/bench_triage.py [--mb 100] [--corpus PATH]``. Prints ``name=value`` lines:
+throughput per core (bytes over process CPU time; the figure the issue's 50 MB/s is about) and by
+the wall clock, then accuracy on the dev corpus.
 """
 
 from __future__ import annotations
@@ -112,8 +114,9 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     args = parser.parse_args()
     wall, cpu = throughput(args.mb)
-    print(f"triage_throughput_mb_s={wall:.1f}")
-    print(f"triage_throughput_cpu_mb_s={cpu:.1f}")
+    # Per core: bytes over this process's CPU time, what one core does whatever else is running.
+    print(f"triage_throughput_per_core_cpu_mb_s={cpu:.1f}")
+    print(f"triage_throughput_wall_mb_s={wall:.1f}")
     if args.corpus.exists():
         accuracy(args.corpus)
     return 0

@@ -5,10 +5,10 @@
 >>> cards[0].category, cards[0].facts["hbm_used"], cards[0].facts["hbm_limit"]
 ('oom', '21.90G', '7.48G')
 
-How it stays fast on a live log: text is scanned in blocks of about a megabyte, looking only for
-the literal anchors the signatures declare (``str.find``, which runs in C). Ordinary lines hold no
-anchor and are never looked at one by one; the few lines that do are handed to the assembler and to
-the regexes of the signatures whose anchors they contain.
+How it stays fast on a live log: text is scanned in blocks of about a megabyte for a few short scan
+keys, all at once by one automaton that runs in compiled code (:mod:`.scan`). Ordinary lines hold no
+key and are never looked at one by one; the few lines that do are handed to the assembler and to the
+regexes of the signatures whose anchors they contain.
 """
 
 from __future__ import annotations
@@ -180,20 +180,13 @@ class Classifier:
             pos = end
 
     def _scan_block(self, block: str) -> None:
-        search = self._index.scan_re.search
         find = block.find
         base = self.lines_seen
         last, lineno = 0, base
-        m = search(block)
-        while m is not None:
-            s = block.rfind("\n", 0, m.start()) + 1
-            e = find("\n", m.end())
-            if e == -1:
-                e = len(block)
+        for s, e in self._index.key_lines(block):
             lineno += block.count("\n", last, s)
             last = s
             if is_own_line(block[s:e]):  # tpuwatch's own agent lines are never evidence
-                m = search(block, e)
                 continue
             hit = self._examine(block[s:e], lineno + 1)
             if hit is not None and len(hit.lines) < _LINES_KEPT and e < len(block):
@@ -202,7 +195,6 @@ class Classifier:
                 following = block[e + 1 : after if after != -1 else len(block)]
                 if not is_own_line(following):
                     hit.lines.append(following)
-            m = search(block, e)
         self.lines_seen = base + block.count("\n")
         self.bytes_seen += len(block)
         self._keep(block)
