@@ -105,6 +105,7 @@ def main() -> int:
                     ("hosts_api", f"{api}/hosts?per_page=25"),
                     ("which_host_api", f"{api}/which-host"),
                     ("job_page_html", f"{base}/jobs/{job_id}"),
+                    ("postmortem_html", f"{base}/jobs/{job_id}/postmortem"),
                 ):
                     p50, p95, body = latencies([url] * args.requests, token)
                     print(f"{name}_p50_ms={p50:.1f}")
