@@ -92,7 +92,7 @@ def device_figure(series: list[dict], title: str, y_title: str) -> Figure:
             "mode": "lines",
             "x": [_iso(t) for t in s["x"]],
             "y": s["y"],
-            "name": f"host {s['host']} {s['metric']}",
+            "name": f"host {s['host']} {s['metric']}" if s["host"] >= 0 else s["metric"],
         }
         for s in series
     ]

@@ -17,6 +17,7 @@ from tpuwatch.server.dashboard import charts
 from tpuwatch.server.goodput import charts as goodput_charts
 from tpuwatch.server.postmortem.schemas import PostMortem
 from tpuwatch.server.resources import plotly_js_path, resource_dir
+from tpuwatch.server.slice import charts as slice_charts
 
 
 @functools.lru_cache(maxsize=4)
@@ -42,9 +43,21 @@ def assets() -> dict[str, str]:
 
 
 def figures(data: PostMortem) -> dict[str, str]:
-    out = {
-        "last_steps": charts.to_json(charts.step_figure(data.last_steps_series, "step_time", "Last steps"))
-    }
+    if data.last_steps_slice is not None:
+        bands = slice_charts.bands_figure(data.last_steps_slice)
+        bands["layout"]["title"]["text"] = "Last steps: step time over hosts (p50 / p90 / max)"
+        out = {
+            "last_steps": charts.to_json(bands),
+            "last_steps_heatmap": charts.to_json(
+                slice_charts.heatmap_figure(data.last_steps_slice, "step_time", "Last steps: step time")
+            ),
+        }
+    else:
+        out = {
+            "last_steps": charts.to_json(
+                charts.step_figure(data.last_steps_series, "step_time", "Last steps")
+            )
+        }
     out.update(goodput_charts.page_figures(data))
     if data.loss is not None and data.loss.charts:
         fig = charts.training_figure(data.loss.charts[0], data.job.id)

@@ -10,7 +10,7 @@ from tpuwatch.server.goodput.schemas import JobGoodput, MfuPoint, RunGoodput
 from tpuwatch.server.jobs.schemas import JobDetail
 from tpuwatch.server.metrics.schemas import TrainingSeries
 from tpuwatch.server.series.schemas import StepSeries
-from tpuwatch.server.slice.schemas import WhichHost
+from tpuwatch.server.slice.schemas import SliceData, WhichHost
 
 
 class Phase(BaseModel):
@@ -50,7 +50,8 @@ class PostMortem(BaseModel):
     job: JobDetail
     phases: list[Phase]
     last_steps: list[LastStep]
-    last_steps_series: StepSeries
+    last_steps_series: StepSeries  # one line per host; empty for a slice, which has:
+    last_steps_slice: SliceData | None = None  # host x step heatmap and bands over hosts
     loss: TrainingSeries | None = None  # the loss over the steps before the end
     hbm: dict[str, Any]  # device series over the minutes before the end
     error_card: dict[str, Any] | None

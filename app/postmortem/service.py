@@ -17,10 +17,13 @@ from tpuwatch.server.metrics.service import device_series
 from tpuwatch.server.metrics.training import training_series
 from tpuwatch.server.models import Event, Job, JobHost, Step
 from tpuwatch.server.postmortem.schemas import LastStep, LogLine, Phase, PostMortem, RunSummary
+from tpuwatch.server.series.schemas import StepSeries
 from tpuwatch.server.series.service import step_series
 from tpuwatch.server.settings import Settings
+from tpuwatch.server.slice.bands import BANDS_ABOVE, chip_bands
 from tpuwatch.server.slice.hosts import host_stats, slow_lines, slowest, stopped_first
 from tpuwatch.server.slice.schemas import WhichHost
+from tpuwatch.server.slice.service import is_slice, slice_data
 from tpuwatch.wire import Kind
 
 LAST_STEPS = 20  # rows of the "last steps" table
@@ -158,20 +161,24 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
         (e for e in reversed(events) if e.kind == Kind.ARCHIVE and (e.data or {}).get("url")), None
     )
     location = str(archive.data["url"]) if archive else None
+    # A slice's last steps are a heatmap and bands over hosts (one line per host would be 1,024).
+    big = is_slice(detail.hosts)
     return PostMortem(
         job=detail,
         phases=phases(job, detail, card),
         last_steps=[
             LastStep(host_index=h, step=s, ts=t, duration=d, input_wait=w) for h, s, t, d, w in last[::-1]
         ],
-        last_steps_series=step_series(session, job, points=1000, start=window_start),
+        last_steps_series=(
+            StepSeries(job_id=job.id, points=1000, total_steps=job.steps, series=[])
+            if big
+            else step_series(session, job, points=1000, start=window_start)
+        ),
+        last_steps_slice=slice_data(session, job, start=window_start) if big else None,
         loss=training_series(
             session, job.id, points=1000, since_step=max(0, last_step - LOSS_WINDOW), only_loss=True
         ),
-        hbm={
-            k: (v if isinstance(v, str) else [s.model_dump() for s in v])
-            for k, v in device_series(session, job.id, since=end - HBM_WINDOW_S).items()
-        },
+        hbm=_device(session, job.id, end),
         error_card=card,
         other_cards=error_cards(errors[:-1])[:5] if len(errors) > 1 else [],
         log=log_window(errors[-1] if errors else None, card.get("evidence") if card else None),
@@ -183,6 +190,16 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
         which_host=which_host(session, job, end) if detail.hosts > 1 else None,
         **page_goodput(session, job, settings),
     )
+
+
+def _device(session: Session, job_id: int, end: float) -> dict:
+    """HBM and duty cycle over the half hour before the end: a line per chip, or bands past 64 chips."""
+    out: dict = {}
+    for key, value in device_series(session, job_id, since=end - HBM_WINDOW_S).items():
+        if not isinstance(value, str) and len(value) > BANDS_ABOVE:
+            value = chip_bands(value)
+        out[key] = value if isinstance(value, str) else [s.model_dump() for s in value]
+    return out
 
 
 def which_host(session: Session, job: Job, end: float) -> WhichHost:
