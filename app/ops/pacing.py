@@ -11,10 +11,12 @@ not: how many hosts are sending and what a batch costs it. So it tells them:
 times a pressure factor, bounded to ``[floor, cap]``. ``cpu_budget`` is the share of one core
 that agents' batches may take (the rest is for pages, the API and the alert loop). The cost per
 batch is measured, not configured: process CPU time over the batches served since the last estimate
-(pages served in between count too, which errs on the slow side). CPU is not all a batch needs: a
-machine whose cores are taken by others, or a slow database, keeps batches waiting at the gate. So
-each estimate in which the gate had to refuse batches raises the pressure factor by half (up to 8),
-and each calm one lowers it by a tenth. Small jobs get the floor, as before.
+(pages served in between count too, which errs on the slow side); until enough batches came to
+measure it, a prior of 3 ms is assumed, so that a slice starting all at once is spread from its
+first answers. CPU is not all a batch needs: a machine whose cores are taken by others, or a slow
+database, keeps batches waiting at the gate. So each estimate in which the gate had to refuse
+batches raises the pressure factor by half (up to 4), and each calm one lowers it by a fifth.
+Small jobs get the floor, as before.
 
 The interval travels in the ``X-Tpuwatch-Pace`` response header of every ingest answer (and sets
 ``Retry-After`` on a 503); agents take it as the least interval they keep (agent/sender.py, Pace).
@@ -35,7 +37,8 @@ import threading
 import time
 
 HEADER = "X-Tpuwatch-Pace"
-MAX_PRESSURE = 8.0
+MAX_PRESSURE = 4.0
+PRIOR_COST_S = 0.003  # CPU per batch before any is measured (a 2-core VM serving a slice)
 MAX_TRACKED_HOSTS = 100_000  # bounds the memory a client inventing host names can take
 
 
@@ -55,7 +58,7 @@ class Pacing:
         self._lock = threading.Lock()
         self._hosts: dict[str, float] = {}
         self._served = 0
-        self._cost = 0.0  # CPU seconds per batch, smoothed
+        self._cost = 0.0  # CPU seconds per batch, smoothed; 0 until measured
         self._refused = 0  # batches the gate refused since the last estimate
         self.pressure = 1.0
         self._interval = floor
@@ -106,9 +109,10 @@ class Pacing:
             if self._refused:
                 self.pressure = min(MAX_PRESSURE, self.pressure * 1.5)
             else:
-                self.pressure = max(1.0, self.pressure * 0.9)
+                self.pressure = max(1.0, self.pressure * 0.8)
             self._refused = 0
-            wanted = len(self._hosts) * self._cost / self.cpu_budget * self.pressure
+            cost = self._cost or PRIOR_COST_S
+            wanted = len(self._hosts) * cost / self.cpu_budget * self.pressure
             self._interval = round(min(self.cap, max(self.floor, wanted)), 2)
             self._at = now
             return self._interval

@@ -65,6 +65,16 @@ def test_hosts_that_stopped_sending_stop_counting_and_a_few_batches_say_nothing_
     assert pacing.cost == pytest.approx(0.002)
 
 
+def test_a_slice_starting_at_once_is_spread_from_the_first_estimate_before_any_cost_is_measured():
+    clock = Clock()
+    pacing = _pacing(clock, cpu_budget=0.5)
+    for host in range(1024):
+        pacing.served(str(host))
+    clock.now = 1.0  # answered before any CPU time could be told apart: no cost measured yet...
+    assert pacing.interval() == pytest.approx(1024 * 0.003 / 0.5, abs=0.01)  # ...so the prior counts
+    assert pacing.cost == 0.0
+
+
 def test_refusals_raise_the_interval_until_the_gate_is_calm_again():
     clock = Clock()
     pacing = _pacing(clock, cpu_budget=0.5)
@@ -118,7 +128,6 @@ def test_every_ingest_answer_carries_the_pace_and_the_agent_keeps_it(settings, s
         transports = [HttpTransport(server.url, token, host=f"slice/{h}") for h in range(40)]
         replies = [t.send(_batch(run_id, h)) for h, t in enumerate(transports)]
         assert {r.status for r in replies} == {200}
-        assert replies[0].pace == 1.0  # nothing measured yet: the floor
         time.sleep(1.1)  # the server re-estimates at most once a second
         reply = transports[0].send(_batch(run_id, 0))
         assert reply.status == 200 and reply.pace == 7.0
