@@ -204,6 +204,12 @@ class Spool:
                     fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     continue  # its writer is alive
+                try:
+                    if os.stat(path).st_ino != os.fstat(fh.fileno()).st_ino:
+                        continue
+                except FileNotFoundError:
+                    # Its writer closed it between our open and our lock: it is a .seg now, whole.
+                    continue
                 _, valid_end, size = read_records(path)
                 if size > valid_end:
                     fh.truncate(valid_end)

@@ -26,6 +26,29 @@ def test_open_segment_of_a_live_writer_is_left_alone(tmp_path):
     assert len(list(spool.pending())) == 1
 
 
+def test_a_segment_its_writer_closes_while_the_sender_looks_is_left_whole(tmp_path, monkeypatch):
+    # The race seen at 1,024 agents: the sender opens a live .open segment, its writer (the same
+    # process) renames it to .seg and lets go of the lock, and the sender's lock then succeeds.
+    import fcntl
+
+    from tpuwatch import spool as spool_module
+
+    w = _write(tmp_path, [b"one", b"two"])
+    real_flock = fcntl.flock
+
+    def writer_closes_first(fd, op):
+        if w._fh is not None:
+            w.close()
+        return real_flock(fd, op)
+
+    monkeypatch.setattr(spool_module.fcntl, "flock", writer_closes_first)
+    spool = Spool(tmp_path)
+    rec = spool.recover_abandoned()  # raised FileNotFoundError from its rename before
+    monkeypatch.undo()
+    assert rec.segments == 0 and rec.truncated_bytes == 0
+    assert [r.payload for _, r in spool.pending()] == [b"one", b"two"]
+
+
 def test_torn_tail_of_a_dead_writer_is_cut_and_counted(tmp_path):
     w = _write(tmp_path, [b"one", b"two"])
     path = tmp_path / "s1-00000000.open"
