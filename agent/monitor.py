@@ -21,12 +21,12 @@ from time import perf_counter
 from tpuwatch import checkpoints, config, log, runmeta, wire
 from tpuwatch.fit import expand_logs, fit_event, fit_json, fit_name
 from tpuwatch.loglines import LineQueue
-from tpuwatch.pressure import Reserve, leftover_lines, make_room
+from tpuwatch.pressure import Reserve, leftover_lines, make_room, send_directly
 from tpuwatch.progress import Progress
 from tpuwatch.sender import Pace, Sender, SenderThread
 from tpuwatch.spool import Spool, SpoolWriter
 from tpuwatch.timers import StepTimer, WaitTimer
-from tpuwatch.transport import HttpTransport, TransportError
+from tpuwatch.transport import HttpTransport
 
 MAX_BATCH_EVENTS = 20_000
 MAX_S = wire.MAX_DURATION_S
@@ -87,6 +87,7 @@ class Monitor(checkpoints.CheckpointCalls):
         self.unspooled = 0  # of ``dropped``: events the disk could not take
         self._unsent_final: tuple[dict, int] | None = None  # a last batch no room could be made for
         self.flush_interval = flush_interval
+        self.send_interval = max(flush_interval, send_interval)
         self._cap = max_queue
         self._steps: deque = deque()
         self._events: deque = deque(maxlen=10_000)
@@ -313,20 +314,13 @@ class Monitor(checkpoints.CheckpointCalls):
 
     def _send_unspooled_final(self) -> None:
         """The disk could not take the last batch even with room made: try the server directly."""
-        if self._unsent_final is None:
-            return
-        batch, count = self._unsent_final
-        batch["dropped"] = self.dropped - count  # its own events arrive after all
-        transport = HttpTransport(self.server, self.token, timeout=5.0)
-        try:
-            if transport.send(json.dumps(batch, separators=(",", ":"), default=str).encode()).ok:
+        if self._unsent_final is not None:
+            batch, count = self._unsent_final
+            batch["dropped"] = self.dropped - count  # its own events arrive after all
+            if send_directly(self.server, self.token, batch):
                 self.dropped -= count
                 self.unspooled -= count
                 self._unsent_final = None
-        except TransportError:
-            pass
-        finally:
-            transport.close()
 
     def __enter__(self) -> Monitor:
         return self
@@ -378,16 +372,26 @@ class Monitor(checkpoints.CheckpointCalls):
         return batch, len(steps) + len(events) + len(metrics) + len(lines)
 
     def _write_loop(self) -> None:
+        # Batches reach the spool every flush interval (a killed process loses no more than that);
+        # the segment closes, and goes out as one request, once per send interval: the sender's
+        # pace in-process, the sidecar's (through its pace file) in the sidecar's child.
         sending = self._sender_thread
-        while not self._stop.wait(sending.sender.pace.next_wait() if sending else self.flush_interval):
+        pace = runmeta.PaceFile(self.spool_dir, default=self.send_interval)
+        waits = sending.sender.pace.next_wait if sending else pace.next_wait if self.under_sidecar else None
+        due = time.monotonic() + (waits() if waits else 0.0)
+        while not self._stop.wait(self.flush_interval):
             try:
                 self.flush()
                 with self._flush_lock:  # a job gone quiet (a hang) must not keep its last steps unsent
-                    if sending is None:
+                    if waits is None:  # recording for a later `agent sync`
                         self._writer.rotate_if_due()
-                    else:  # one batch per send interval: hand it to the sender at once
+                    elif time.monotonic() >= due:
                         self._writer.rotate()
+                        due = time.monotonic() + waits()
+                    else:
+                        continue
                 if sending is not None:
+                    pace.publish(sending.sender.pace.interval)  # for a child under this sidecar
                     sending.wake()
             except Exception as exc:  # a full disk must not reach training
                 log.warn_once("write", f"cannot write the spool: {type(exc).__name__}: {exc}")

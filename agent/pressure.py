@@ -10,10 +10,12 @@ gives the reserve back and then the oldest closed segments (``make_room``) until
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from tpuwatch.spool import Spool
+from tpuwatch.transport import HttpTransport, TransportError
 
 RESERVE_BYTES = 8192
 
@@ -76,3 +78,14 @@ def leftover_lines(directory: Path, spool: Spool | None, server: str | None, uns
                 "delivers them, or run `tpuwatch agent sync` now"
             )
     return lines
+
+
+def send_directly(server: str, token: str | None, batch: dict) -> bool:
+    """Send a batch no disk could take straight to the server; True when it was stored."""
+    transport = HttpTransport(server, token, timeout=5.0)
+    try:
+        return transport.send(json.dumps(batch, separators=(",", ":"), default=str).encode()).ok
+    except TransportError:
+        return False
+    finally:
+        transport.close()

@@ -1,11 +1,14 @@
 """What a run leaves beside its batches: the spool's meta.json (which run and token its leftovers
-belong to) and the run attributes the sidecar passes down to its child."""
+belong to), the run attributes the sidecar passes down to its child, and the pace file through
+which the sidecar tells its child how often to write a batch."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import random
+import time
 from pathlib import Path
 
 from tpuwatch import config, log
@@ -37,3 +40,53 @@ def sidecar_attrs() -> dict:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+PACE_FILE = "pace"
+
+
+class PaceFile:
+    """The interval between batches that the sender of a spool folder keeps, shared through a small
+    file in the folder: the sidecar writes it, its child reads it.
+
+    Why: under ``tpuwatch agent run`` the child only writes the spool; if it wrote a batch every
+    quarter second, its sidecar would send four requests a second per host, and a slice would
+    send thousands, whatever pace the server asked for. With the file, the child writes one batch
+    per interval the server asked of its host (app/ops/pacing.py).
+
+    Writing happens only on a change of 5 % or more; reading at most every ``every`` seconds. Any
+    error leaves the last value (the default until one is read): pacing must never reach training.
+    """
+
+    def __init__(self, spool_dir: Path, default: float = 1.0, every: float = 2.0) -> None:
+        self.path = Path(spool_dir) / PACE_FILE
+        self.seconds = default
+        self.every = every
+        self._read_at = float("-inf")
+
+    def publish(self, seconds: float) -> None:
+        if abs(seconds - self.seconds) < 0.05 * self.seconds and self._read_at > float("-inf"):
+            return
+        tmp = self.path.with_suffix(".tmp")
+        try:
+            tmp.write_text(f"{seconds:.3f}")
+            os.replace(tmp, self.path)
+        except OSError:
+            return  # a full disk: the child keeps the last pace it read
+        self.seconds, self._read_at = seconds, time.monotonic()
+
+    def current(self) -> float:
+        now = time.monotonic()
+        if now - self._read_at >= self.every:
+            self._read_at = now
+            try:
+                value = float(self.path.read_text())
+            except (OSError, ValueError):
+                return self.seconds
+            if 0.05 <= value <= 600:
+                self.seconds = value
+        return self.seconds
+
+    def next_wait(self) -> float:
+        """The interval, jittered by +/- 25 % so that the hosts of a slice drift apart."""
+        return self.current() * random.uniform(0.75, 1.25)

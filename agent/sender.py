@@ -24,6 +24,10 @@ from tpuwatch.spool import Spool, SpoolWriter, read_records
 from tpuwatch.transport import HttpTransport, TransportError
 
 BUSY_SPREAD_CAP_S = 5.0
+# One request carries the batches a segment holds (written every flush interval, a segment closed
+# every send interval), up to these sizes; the server accepts 50,000 events and 16 MiB.
+MERGE_MAX_EVENTS = 20_000
+MERGE_MAX_BYTES = 4 << 20
 MAX_ASKED_PACE_S = 60.0  # the longest interval a server may ask for: data still arrives within a minute
 
 
@@ -127,11 +131,18 @@ class Sender:
         self._lost(dropped_events=self.spool.enforce_limit(self.max_spool_bytes))
         cut_now = False  # a loss found after sending: its notice goes out in the next round
         try:
-            for segment, record in self.spool.pending():
+            for segment, run in self.spool.pending_groups(MERGE_MAX_EVENTS, MERGE_MAX_BYTES):
                 if deadline is not None and time.monotonic() > deadline:
                     return False
-                self._send_payload(record.payload, record.events)
-                self.spool.set_acked(segment, record.end)
+                merged = merge_batches([r.payload for r in run])
+                events = sum(r.events for r in run)
+                if merged is None or not self._send_payload(merged, events, merged=len(run) > 1):
+                    # Refused whole (or never of one stream): one by one, so that one bad batch
+                    # costs only itself, as it did before batches travelled together.
+                    for record in run if len(run) > 1 else ():
+                        self._send_payload(record.payload, record.events)
+                        self.spool.set_acked(segment, record.end)
+                self.spool.set_acked(segment, run[-1].end)
             for segment in self.spool.ready():
                 acked, size = self.spool.acked(segment), segment.stat().st_size
                 if acked < size:
@@ -184,7 +195,9 @@ class Sender:
         except (OSError, ValueError) as exc:  # a full disk: the warning above is all we can do
             log.warn_once("notice", f"cannot record the spool loss: {exc}")
 
-    def _send_payload(self, payload: bytes, events: int) -> None:
+    def _send_payload(self, payload: bytes, events: int, merged: bool = False) -> bool:
+        """Deliver one batch: True when the server has it (or part of it), False when it refused it
+        for good (counted and told, unless it was ``merged``: its batches are then sent alone)."""
         try:
             reply = self.transport.send(payload)
         except TransportError as exc:
@@ -195,7 +208,7 @@ class Sender:
             self.stats.sent_events += events
             if reply.status == 200 and "duplicate" in reply.message:
                 self.stats.duplicates += 1
-            return
+            return True
         if reply.status in (429, 503):
             if reply.status == 429:
                 self.stats.throttled += 1
@@ -209,14 +222,15 @@ class Sender:
             halves = split_batch(payload)
             if halves:
                 self.stats.split_batches += 1
-                for half, n in halves:
-                    self._send_payload(half, n)
-                return
+                return any([self._send_payload(half, n) for half, n in halves])
         # Any other 4xx: the batch itself is unacceptable; retrying cannot help.
+        if merged:
+            return False
         self.stats.rejected_batches += 1
         msg = f"server refused a batch ({reply.status}): {reply.message}"
         self.stats.errors.append(msg)
         log.warn(msg)
+        return False
 
 
 def loss_notice(directory, kind: str, message: str, truncated_bytes: int, dropped_events: int):
@@ -237,6 +251,40 @@ def loss_notice(directory, kind: str, message: str, truncated_bytes: int, droppe
         dropped=dropped_events,  # a stream of its own: the server adds it to the job's dropped events
     )
     return json.dumps(batch, separators=(",", ":")).encode()
+
+
+def merge_batches(payloads: list[bytes]) -> bytes | None:
+    """Consecutive batches of one stream as one batch: their rows in order, under the first one's
+    key (the same records always make the same merged batch, see ``Spool.pending_groups``), the
+    stream's running count of dropped events as of the last. None when they do not belong together.
+
+    >>> a = b'{"stream":"s","seq":4,"run":{},"sent_at":1.0,"steps":[[1]],"events":[],"dropped":0}'
+    >>> b = b'{"stream":"s","seq":5,"run":{},"sent_at":2.0,"steps":[[2]],"events":[],"dropped":3}'
+    >>> merge_batches([a, b])
+    b'{"stream":"s","seq":4,"run":{},"sent_at":2.0,"steps":[[1],[2]],"events":[],"dropped":3}'
+    """
+    if len(payloads) == 1:
+        return payloads[0]
+    try:
+        batches = [json.loads(p) for p in payloads]
+    except ValueError:
+        return None
+    first = batches[0]
+    if not all(
+        isinstance(b, dict) and b.get("stream") == first.get("stream") and b.get("run") == first.get("run")
+        for b in batches
+    ):
+        return None
+    merged = dict(first)
+    for key in ("steps", "events", "metrics", "logs"):
+        rows = [row for b in batches for row in b.get(key) or ()]
+        if rows or key in first:
+            merged[key] = rows
+    for key in ("dropped", "sent_at"):  # the stream's running count; the latest send time
+        values = [b[key] for b in batches if isinstance(b.get(key), (int, float))]
+        if values:
+            merged[key] = max(values)
+    return json.dumps(merged, separators=(",", ":")).encode()
 
 
 def split_batch(payload: bytes) -> list[tuple[bytes, int]] | None:

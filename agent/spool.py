@@ -321,6 +321,26 @@ class Spool:
             for record in records:
                 yield segment, record
 
+    def pending_groups(self, max_events: int, max_bytes: int) -> Iterator[tuple[Path, list[Record]]]:
+        """Unacknowledged records of the closed segments in runs of consecutive records of one
+        segment, each run at most ``max_events`` events and ``max_bytes`` of payload (a record
+        larger than that is a run of its own). The runs depend only on the segment, which no
+        longer changes, and on what is acknowledged: a run sent again after a lost answer is the
+        same run, so the server can tell it is a copy."""
+        for segment in self.ready():
+            records, _, _ = read_records(segment, self.acked(segment))
+            run: list[Record] = []
+            events = size = 0
+            for record in records:
+                if run and (events + record.events > max_events or size + len(record.payload) > max_bytes):
+                    yield segment, run
+                    run, events, size = [], 0, 0
+                run.append(record)
+                events += record.events
+                size += len(record.payload)
+            if run:
+                yield segment, run
+
     def size_bytes(self) -> int:
         total = 0
         for path in self.directory.glob("*.seg"):

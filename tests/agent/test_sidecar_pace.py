@@ -1,0 +1,64 @@
+"""Under ``tpuwatch agent run`` the child writes one batch per interval the server asked of its
+host, not four a second: a slice in sidecar mode is paced like in-process agents."""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import func, select
+
+from tests.agent.test_sidecar import sidecar
+from tests.conftest import make_token, start_server
+from tests.helpers import api, wait_for_job
+from tpuwatch.runmeta import PACE_FILE
+from tpuwatch.server.models import IngestBatch
+
+SECONDS = 7
+
+
+def test_the_child_under_the_sidecar_writes_a_batch_per_interval_the_server_asked(
+    settings, sessions, spool_dir, tmp_path
+):
+    token = make_token(sessions)
+    # A budget so small that even one host is asked for the longest interval: 3 s.
+    paced = settings.model_copy(update={"ingest_cpu_budget": 1e-4, "ingest_max_pace_seconds": 3.0})
+    server = start_server(paced)
+    proc = None
+    try:
+        proc = sidecar(
+            server.url,
+            token,
+            "paced",
+            f"""
+            import time, tpuwatch
+            mon = tpuwatch.init()
+            end = time.time() + {SECONDS}
+            while time.time() < end:
+                with mon.step():
+                    time.sleep(0.05)
+            mon.close()
+            """,
+            tmp_path,
+            "--spool-dir",
+            str(spool_dir),
+        )
+        time.sleep(SECONDS / 2)
+        paces = [p.read_text() for p in spool_dir.rglob(PACE_FILE)]
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+        with api(server.url, token) as c:
+            job = wait_for_job(c, "paced", "succeeded")
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+        server.stop()
+    assert paces == ["3.000"]  # the sidecar passed the server's pace down to its child
+    assert job["steps"] > 100  # about 20 steps a second for 7 s, every one stored
+    with sessions() as s:
+        batches = s.scalar(
+            select(func.count()).select_from(IngestBatch).where(IngestBatch.job_id == job["id"])
+        )
+    # A batch every 0.25 s from the child alone would be ~28; at one per ~3 s from each of the
+    # child and its sidecar (plus their first and last) it is about a dozen.
+    assert batches <= 14, batches
