@@ -70,8 +70,10 @@
             var old = gd.data.find(function (t) { return t.name === "host " + s.host; }) || {};
             return Object.assign({}, old, { type: "scatter", mode: "lines", x: s.x, y: s.y, name: "host " + s.host });
           });
-          Plotly.react(gd, traces, gd.layout);
-          gd.dataset.steps = String(data.total_steps);
+          Plotly.react(gd, traces, gd.layout).then(function () {
+            if (window.tpuwatchAxis) { window.tpuwatchAxis.update(gd); } // onto the page's x axis
+            gd.dataset.steps = String(data.total_steps);
+          });
         });
     });
   }
