@@ -149,3 +149,48 @@ def test_no_chart_overflows_the_page(sqlite_server, browser, width):
         assert "0.5" in ticks or "0.2" in ticks, ticks
     finally:
         context.close()
+
+
+def test_runs_of_one_job_are_told_apart_by_name_commit_and_config(sqlite_server, page):
+    engine = make_engine(sqlite_server.settings.database_url)
+    token = make_token(make_sessionmaker(engine), project="named")
+    engine.dispose()
+    t0 = time.time() - 600
+    labels = {
+        "run-a": {
+            "run_name": "lr 3e-4",
+            "commit": "0a1b2c3d4e5f",
+            "dirty": False,
+            "config_digest": "aaaa1111bbbb",
+        },
+        "run-b": {
+            "run_name": "lr 1e-3",
+            "commit": "9f8e7d6c5b4a",
+            "dirty": True,
+            "config_digest": "cccc2222dddd",
+        },
+    }
+    ids = {}
+    with api(sqlite_server.url, token) as c:
+        for run_id, attrs in labels.items():
+            body = {"stream": run_id, "seq": 0, "steps": seed.steps(20, t0)}
+            body["run"] = {
+                "run_id": run_id,
+                "job": "same-name",
+                "host": 0,
+                "attrs": {**attrs, "hostname": "h"},
+            }
+            r = c.post("/api/v1/ingest", json=body)
+            assert r.status_code == 200, r.text
+            ids[run_id] = r.json()["job_id"]
+    _login(page, sqlite_server, token)
+    rows = page.locator("#jobs-table tbody tr")
+    assert rows.count() == 2
+    text = page.locator("#jobs-table").inner_text()
+    assert "lr 3e-4" in text and "0a1b2c3d" in text and "lr 1e-3" in text and "9f8e7d6c+dirty" in text
+    assert "cfg aaaa1111" in text
+
+    page.goto(f"{sqlite_server.url}/jobs/{ids['run-b']}")
+    h1 = page.locator("h1")
+    assert "lr 1e-3" in h1.inner_text() and "9f8e7d6c+dirty" in h1.inner_text()
+    assert "uncommitted" in page.locator("h1 code.commit").get_attribute("title")
