@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from tpuwatch.server.db import bulk_insert
 from tpuwatch.server.logs.schemas import LogLineOut, LogPage
-from tpuwatch.server.models import LogLine
+from tpuwatch.server.models import JobHost, LogLine
 
 COLUMNS = ("job_id", "host_index", "line_no", "ts", "stream", "level", "text")
 LEVELS = ("error", "warning", "info")
@@ -64,9 +64,10 @@ def tail(
 ) -> LogPage:
     """The newest ``limit`` lines matching the filters (after line id ``after`` when given), or
     the lines around line number ``around`` of ``host`` (what a card links to)."""
+    # The job's hosts, not a DISTINCT over its lines: that reads every line of a long log.
     hosts = list(
         session.scalars(
-            select(LogLine.host_index).where(LogLine.job_id == job_id).distinct().order_by(LogLine.host_index)
+            select(JobHost.host_index).where(JobHost.job_id == job_id).order_by(JobHost.host_index)
         )
     )
     stmt = select(LogLine).where(LogLine.job_id == job_id)

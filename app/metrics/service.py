@@ -4,11 +4,12 @@ cycle per chip) the job page draws, downsampled."""
 from __future__ import annotations
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.metrics.schemas import MetricList, MetricSeries
 from tpuwatch.server.models import Job, Metric
+from tpuwatch.server.series.buckets import RAW_LIMIT, bucketed, line_stats
 from tpuwatch.server.series.downsample import downsample
 from tpuwatch.server.series.schemas import Series
 from tpuwatch.wire import MetricName
@@ -57,27 +58,47 @@ def device_series(
     session: Session, job_id: int, since: float | None = None, points: int = 1000
 ) -> dict[str, list[Series]]:
     """HBM use (share of the chip's total when known, else GiB) and duty cycle (%), one series per
-    (host, chip), x in UNIX seconds, downsampled per series. Keys: "hbm", "duty", "hbm_unit"."""
-    q = select(Metric.host_index, Metric.chip, Metric.name, Metric.ts, Metric.value).where(
-        Metric.job_id == job_id, Metric.name.in_(MetricName.DEVICE), Metric.value.is_not(None)
-    )
+    (host, chip), x in UNIX seconds, downsampled per series. Keys: "hbm", "duty", "hbm_unit".
+
+    A long run's series (more than ``RAW_LIMIT`` samples) are read as buckets (series/buckets.py)."""
+    where = [Metric.job_id == job_id, Metric.name.in_(MetricName.DEVICE), Metric.value.is_not(None)]
     if since is not None:
-        q = q.where(Metric.ts >= since)
-    rows = (
-        session.connection().execute(q.order_by(Metric.name, Metric.host_index, Metric.chip, Metric.ts)).all()
-    )
-    groups: dict[tuple, list[tuple[float, float]]] = {}
-    for host, chip, name, ts, value in rows:
-        groups.setdefault((name, host, chip if chip is not None else -1), []).append((ts, value))
-    totals = {(h, c): max(v for _, v in pts) for (n, h, c), pts in groups.items() if n == HBM_TOTAL}
+        where.append(Metric.ts >= since)
+    keys = [Metric.name, Metric.host_index, Metric.chip]
+    stats = {tuple(r[:3]): r[3:] for r in line_stats(session, where, keys) if r[0] != HBM_TOTAL}
+    totals = {
+        (h, c if c is not None else -1): v
+        for h, c, v in session.execute(
+            select(Metric.host_index, Metric.chip, func.max(Metric.value))
+            .where(*where, Metric.name == HBM_TOTAL)
+            .group_by(Metric.host_index, Metric.chip)
+        )
+    }
+    small = {k for k, st in stats.items() if st[0] <= RAW_LIMIT}
+    big = [k for k in stats if k not in small]
+    lines: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+    if small:
+        q = select(*keys, Metric.ts, Metric.value).where(*where, Metric.name.in_({k[0] for k in small}))
+        raw: dict[tuple, list] = {}
+        for name, host, chip, ts, value in session.connection().execute(q.order_by(*keys, Metric.ts)):
+            if (name, host, chip) in small:
+                raw.setdefault((name, host, chip), []).append((ts, value))
+        for key, pts in raw.items():
+            arr = np.array(pts, dtype=np.float64)
+            lines[key] = (np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1]))
+    if big:
+        lo = min(stats[k][3] for k in big)
+        hi = max(stats[k][4] for k in big)
+        bands = bucketed(
+            session, [*where, Metric.name.in_({k[0] for k in big})], Metric.ts, lo, hi, keys=keys
+        )
+        lines.update({k: v for k, v in bands.items() if k in big})
     hbm: list[Series] = []
     duty: list[Series] = []
     as_share = bool(totals)
-    for (name, h, c), pts in groups.items():
-        if name == HBM_TOTAL:
-            continue
-        arr = np.array(pts, dtype=np.float64)
-        x, y = np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1])
+    for name, h, c in sorted(lines, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2])):
+        x, y = lines[(name, h, c)]
+        c = c if c is not None else -1
         if name == HBM_USED:
             total = totals.get((h, c))
             if as_share and not total:
