@@ -4,12 +4,12 @@ cycle per chip) the job page draws, downsampled."""
 from __future__ import annotations
 
 import numpy as np
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.metrics.schemas import MetricList, MetricSeries
 from tpuwatch.server.models import Job, Metric
-from tpuwatch.server.series.buckets import RAW_LIMIT, bucketed, line_stats
+from tpuwatch.server.series.buckets import RAW_LIMIT, band, bucket_rows
 from tpuwatch.server.series.downsample import downsample
 from tpuwatch.server.series.schemas import Series
 from tpuwatch.wire import MetricName
@@ -65,18 +65,19 @@ def device_series(
     if since is not None:
         where.append(Metric.ts >= since)
     keys = [Metric.name, Metric.host_index, Metric.chip]
-    stats = {tuple(r[:3]): r[3:] for r in line_stats(session, where, keys) if r[0] != HBM_TOTAL}
+    # One pass over the samples, bucketed by time: each series' count, the chips' HBM totals, and
+    # the band a long series is drawn as.
+    start, seen = session.execute(select(Job.started_at, Job.last_seen_at).where(Job.id == job_id)).one()
+    lo = max(float(start), since) if since is not None else float(start)
+    scan = bucket_rows(session, where, Metric.ts, lo, max(float(seen), lo + 1), keys)
     totals = {
-        (h, c if c is not None else -1): v
-        for h, c, v in session.execute(
-            select(Metric.host_index, Metric.chip, func.max(Metric.value))
-            .where(*where, Metric.name == HBM_TOTAL)
-            .group_by(Metric.host_index, Metric.chip)
-        )
+        (h, c if c is not None else -1): max(r[4] for r in rows)
+        for (name, h, c), rows in scan.items()
+        if name == HBM_TOTAL
     }
-    small = {k for k, st in stats.items() if st[0] <= RAW_LIMIT}
-    big = [k for k in stats if k not in small]
-    lines: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+    counts = {k: sum(r[5] for r in rows) for k, rows in scan.items() if k[0] != HBM_TOTAL}
+    small = {k for k, n in counts.items() if n <= RAW_LIMIT}
+    lines: dict[tuple, tuple[np.ndarray, np.ndarray]] = {k: band(scan[k]) for k in counts if k not in small}
     if small:
         q = select(*keys, Metric.ts, Metric.value).where(*where, Metric.name.in_({k[0] for k in small}))
         raw: dict[tuple, list] = {}
@@ -86,13 +87,6 @@ def device_series(
         for key, pts in raw.items():
             arr = np.array(pts, dtype=np.float64)
             lines[key] = (np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1]))
-    if big:
-        lo = min(stats[k][3] for k in big)
-        hi = max(stats[k][4] for k in big)
-        bands = bucketed(
-            session, [*where, Metric.name.in_({k[0] for k in big})], Metric.ts, lo, hi, keys=keys
-        )
-        lines.update({k: v for k, v in bands.items() if k in big})
     hbm: list[Series] = []
     duty: list[Series] = []
     as_share = bool(totals)

@@ -13,8 +13,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.metrics.schemas import TrainingChart, TrainingLine, TrainingSeries
-from tpuwatch.server.models import Metric
-from tpuwatch.server.series.buckets import RAW_LIMIT, bucketed, line_stats
+from tpuwatch.server.models import Job, Metric
+from tpuwatch.server.series.buckets import RAW_LIMIT, band, bucket_rows, bucketed
 from tpuwatch.server.series.downsample import downsample
 from tpuwatch.wire import MetricName
 
@@ -58,10 +58,21 @@ def training_series(
     where = [Metric.job_id == job_id, ~Metric.name.startswith(MetricName.DEVICE_PREFIX, autoescape=True)]
     if since_step is not None:
         where.append(Metric.step >= since_step)
+    # One pass over the lines' samples, bucketed by step: each line's count, whether it has a step
+    # throughout and NaNs, and the band a long line is drawn as.
+    last = session.scalar(select(Job.last_step).where(Job.id == job_id)) or 0
+    lo = float(since_step or 0)
+    scan = bucket_rows(
+        session, where, Metric.step, lo, max(float(last), lo + 1), [Metric.name, Metric.host_index]
+    )
     stats = {}
-    for name, host, n, n_step, n_value, *_ in line_stats(session, where, [Metric.name, Metric.host_index]):
+    step_bands = {}
+    for (name, host), rows in scan.items():
         if not only_loss or is_loss(chart_key(display_name(name))[1]):
-            stats[(name, host)] = (n, n_step == n, n_value < n)
+            n, n_value = sum(r[5] for r in rows), sum(r[6] for r in rows)
+            stats[(name, host)] = (n, all(r[0] is not None for r in rows), n_value < n)
+            if n > RAW_LIMIT:
+                step_bands[(name, host)] = band(rows)
     small = sorted({name for (name, _), (n, *_) in stats.items() if n <= RAW_LIMIT})
     groups: dict[tuple[str, int], list] = {}
     if small:
@@ -75,7 +86,7 @@ def training_series(
             if (name, host) in stats:
                 groups.setdefault((name, host), []).append((step, ts, value))
 
-    bands: dict[bool, dict] = {}  # the big lines, by step and by time, each read in one pass
+    bands: dict[bool, dict] = {True: step_bands}  # long lines by time: read when first needed
 
     def line(metric: str, host: int, by_step: bool) -> TrainingLine:
         samples = groups.get((metric, host))

@@ -21,48 +21,51 @@ RAW_LIMIT = 8_000  # samples of one line read as they are; more are read as buck
 BUCKETS = 2_000
 
 
-def line_stats(session: Session, where: list, keys: list) -> list[tuple]:
-    """``(*keys, count, count of steps, count of values, min ts, max ts)`` per group of ``keys``
-    (columns of ``metrics``) among the rows matching ``where``."""
-    q = (
-        select(
-            *keys,
-            func.count(),
-            func.count(Metric.step),
-            func.count(Metric.value),
-            func.min(Metric.ts),
-            func.max(Metric.ts),
-        )
-        .where(*where)
-        .group_by(*keys)
-    )
-    return [tuple(r) for r in session.connection().execute(q)]
-
-
-def bucketed(
+def bucket_rows(
     session: Session, where: list, x_col, lo: float, hi: float, keys: list = (), buckets: int = BUCKETS
-) -> dict[tuple, tuple[np.ndarray, np.ndarray]]:
-    """(x, y) per group of ``keys`` of the band of the rows matching ``where`` over ``x_col``
-    (``Metric.step`` or ``Metric.ts``) from ``lo`` to ``hi``: up to two points per bucket, in x
-    order, in one pass over the rows. Rows whose value is NULL (NaN or infinite) are left out."""
+) -> dict[tuple, list[tuple]]:
+    """Per group of ``keys``, the buckets of the rows matching ``where`` over ``x_col``
+    (``Metric.step`` or ``Metric.ts``) from ``lo`` to ``hi``, in one pass over the rows:
+    ``(bucket, first x, last x, min value, max value, rows, rows with a value)``. Rows without an
+    x fall in bucket None; values NULL (NaN or infinite) are counted, not drawn."""
     width = max((hi - lo) / buckets, 1e-9)
     # CAST truncates in SQLite and rounds in PostgreSQL: either way one bucket per integer.
     b = cast((x_col - lo) / width, Integer).label("b")
     q = (
-        select(*keys, b, func.min(x_col), func.max(x_col), func.min(Metric.value), func.max(Metric.value))
-        .where(*where, Metric.value.is_not(None))
+        select(
+            *keys,
+            b,
+            func.min(x_col),
+            func.max(x_col),
+            func.min(Metric.value),
+            func.max(Metric.value),
+            func.count(),
+            func.count(Metric.value),
+        )
+        .where(*where)
         .group_by(*keys, b)
         .order_by(*keys, b)
     )
     groups: dict[tuple, list] = {}
     k = len(keys)
     for r in session.connection().execute(q):
-        groups.setdefault(tuple(r[:k]), []).append(tuple(r[k + 1 :]))
-    return {key: _band(np.array(rows, dtype=np.float64)) for key, rows in groups.items()}
+        groups.setdefault(tuple(r[:k]), []).append(tuple(r[k:]))
+    return groups
 
 
-def _band(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows (first x, last x, min y, max y) as points: the max at the first x, the min at the last."""
+def bucketed(
+    session: Session, where: list, x_col, lo: float, hi: float, keys: list = (), buckets: int = BUCKETS
+) -> dict[tuple, tuple[np.ndarray, np.ndarray]]:
+    """(x, y) per group of ``keys``: the band of its buckets (``bucket_rows``), in x order."""
+    return {k: band(rows) for k, rows in bucket_rows(session, where, x_col, lo, hi, keys, buckets).items()}
+
+
+def band(rows: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
+    """Buckets as points: each bucket's max at its first x, its min at its last."""
+    kept = [r[1:5] for r in rows if r[0] is not None and r[3] is not None]
+    if not kept:
+        return np.zeros(0), np.zeros(0)
+    arr = np.array(kept, dtype=np.float64)
     x = np.empty(2 * len(arr))
     y = np.empty(2 * len(arr))
     x[0::2], x[1::2] = arr[:, 0], arr[:, 1]
