@@ -24,6 +24,7 @@ _ERROR = re.compile(
 )
 _WARNING = re.compile(r"^(?:W\d{4} |.*\b(?:WARNING|WARN)\b|\S*Warning\b)")
 _AROUND = 50  # lines each side of a line a card links to
+SEARCH_WINDOW = 100_000  # newest lines of a job a text search reads
 
 
 def level_of(text: str) -> str:
@@ -83,14 +84,29 @@ def tail(
         stmt = stmt.where(LogLine.level == "error")
     elif level == "warning":
         stmt = stmt.where(LogLine.level.in_(("error", "warning")))
+    searched = None
     if q:
         escaped = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         stmt = stmt.where(LogLine.text.ilike(f"%{escaped}%", escape="\\"))
+        # A text search reads the newest SEARCH_WINDOW lines of the job, not a million: the
+        # archived log (and `grep`) has the rest.
+        floor = session.scalar(
+            select(LogLine.id)
+            .where(LogLine.job_id == job_id)
+            .order_by(LogLine.id.desc())
+            .offset(SEARCH_WINDOW)
+            .limit(1)
+        )
+        if floor is not None:
+            stmt = stmt.where(LogLine.id > floor)
+            searched = SEARCH_WINDOW
     if after is not None:
         stmt = stmt.where(LogLine.id > after)
     rows = list(session.scalars(stmt.order_by(LogLine.id.desc()).limit(limit + 1)))
     truncated = len(rows) > limit
-    return _page(job_id, hosts, rows[:limit][::-1], truncated)
+    page = _page(job_id, hosts, rows[:limit][::-1], truncated)
+    page.searched_lines = searched
+    return page
 
 
 def _page(job_id: int, hosts: list[int], rows: list[LogLine], truncated: bool) -> LogPage:

@@ -80,3 +80,23 @@ def test_short_lines_stay_raw(live_server, sessions):
     with transaction(sessions) as s:
         (chart,) = training_series(s, job_id).charts
     assert chart.lines[0].x == list(range(1, 41)) and chart.lines[0].y[0] == 1.0
+
+
+def test_a_text_search_reads_the_newest_lines_and_says_so(live_server, sessions, monkeypatch):
+    from tpuwatch.server.logs import service as logs
+
+    monkeypatch.setattr(logs, "SEARCH_WINDOW", 100)
+    token = make_token(sessions, project="search")
+    t0 = time.time() - 100
+    lines = [[t0, i, "stdout", f"line {i} {'needle' if i in (5, 250) else 'hay'}"] for i in range(1, 301)]
+    lines[9][3] = "W1123 12:00:00.0 x.cc:1] an old warning"
+    with api(live_server.url, token) as c:
+        job_id = post(c, "search-1", "search", 0, 0, logs=lines)["job_id"]
+        found = c.get(f"/api/v1/jobs/{job_id}/log", params={"q": "needle"}).json()
+        assert [ln["line"] for ln in found["lines"]] == [250] and found["searched_lines"] == 100
+        html = c.get(f"/fragments/jobs/{job_id}/log", params={"q": "needle"}).text
+        assert "searched the newest 100 lines" in html
+        assert "searched the newest" not in c.get(f"/fragments/jobs/{job_id}/log?q=needle&after=1").text
+        # The level filters read the whole log (through their index): the old warning is found.
+        warn = c.get(f"/api/v1/jobs/{job_id}/log", params={"level": "warning"}).json()
+        assert [ln["line"] for ln in warn["lines"]] == [10] and warn["searched_lines"] is None
