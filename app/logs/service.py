@@ -80,10 +80,9 @@ def tail(
         )
         rows = list(session.scalars(stmt.limit(2 * _AROUND + 1)))
         return _page(job_id, hosts, rows, False)
-    if level == "error":
-        stmt = stmt.where(LogLine.level == "error")
-    elif level == "warning":
-        stmt = stmt.where(LogLine.level.in_(("error", "warning")))
+    # Each level on its own reads its index (job_id, level, id) newest first; an IN of two levels
+    # would not, and reads every line of the job.
+    levels = {"error": ("error",), "warning": ("error", "warning")}.get(level or "", ())
     searched = None
     if q:
         escaped = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -102,7 +101,17 @@ def tail(
             searched = SEARCH_WINDOW
     if after is not None:
         stmt = stmt.where(LogLine.id > after)
-    rows = list(session.scalars(stmt.order_by(LogLine.id.desc()).limit(limit + 1)))
+    if levels:
+        rows = [
+            r
+            for lv in levels
+            for r in session.scalars(
+                stmt.where(LogLine.level == lv).order_by(LogLine.id.desc()).limit(limit + 1)
+            )
+        ]
+        rows = sorted(rows, key=lambda r: r.id, reverse=True)[: limit + 1]
+    else:
+        rows = list(session.scalars(stmt.order_by(LogLine.id.desc()).limit(limit + 1)))
     truncated = len(rows) > limit
     page = _page(job_id, hosts, rows[:limit][::-1], truncated)
     page.searched_lines = searched

@@ -70,7 +70,7 @@ def india(browser):
     context.close()
 
 
-def test_one_x_axis_linked_zoom_and_wall_time_in_hover(sqlite_server, india, page):
+def test_one_x_axis_linked_zoom_and_wall_time_in_hover(sqlite_server, india):
     token, job_id, rows = _seed(sqlite_server)
     _login(india, sqlite_server, token)
     india.goto(f"{sqlite_server.url}/jobs/{job_id}")
