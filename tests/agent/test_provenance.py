@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+import tpuwatch
 from tests.conftest import make_token
 from tests.helpers import api, wait_for_job
 from tpuwatch import provenance
@@ -117,3 +118,16 @@ def test_the_sidecar_sends_name_commit_and_digest(live_server, sessions, spool_d
     assert label["name"] == "lr 3e-4"
     assert label["commit"] == sha and label["dirty"] is False
     assert label["config_files"] == ["config.yaml", "model.json"] and len(label["config_digest"]) == 12
+
+
+def test_init_outside_the_sidecar_names_the_run_and_gathers_its_own(repo, tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "argv", [str(repo / "train.py")])
+    monkeypatch.delenv("TPUWATCH_SIDECAR", raising=False)
+    monkeypatch.delenv("TPUWATCH_ATTRS", raising=False)
+    mon = tpuwatch.Monitor("named", name="warmup 2k", spool_dir=tmp_path / "spool", send=False)
+    try:
+        assert mon.attrs["run_name"] == "warmup 2k"
+        assert mon.attrs["commit"] == _git(repo, "rev-parse", "--short=12", "HEAD")
+        assert mon.attrs["config_files"] == ["config.yaml", "model.json"]
+    finally:
+        mon.close()

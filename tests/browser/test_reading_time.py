@@ -129,10 +129,10 @@ def test_one_x_axis_linked_zoom_and_wall_time_in_hover(sqlite_server, india):
     )
 
 
-@pytest.mark.parametrize("width", [1280, 390])
-def test_no_chart_overflows_the_page(sqlite_server, browser, width):
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (390, "dark")])
+def test_no_chart_overflows_the_page(sqlite_server, browser, width, scheme):
     token, job_id, _ = _seed(sqlite_server)
-    context = browser.new_context(viewport={"width": width, "height": 900})
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
     try:
         p = context.new_page()
         _login(p, sqlite_server, token)
@@ -147,6 +147,14 @@ def test_no_chart_overflows_the_page(sqlite_server, browser, width):
         # The log axis labels its minor ticks in full ("0.2", "0.5"), not as bare digits ("2", "5").
         ticks = p.eval_on_selector_all(f"{STEP} .ytick text", "els => els.map(e => e.textContent)")
         assert "0.5" in ticks or "0.2" in ticks, ticks
+        # The charts take the page's colours: transparent backgrounds, the text colour of the page.
+        layout = p.evaluate(
+            f'() => {{ const l = document.querySelector("{STEP}")._fullLayout;'
+            " return [l.paper_bgcolor, l.plot_bgcolor, l.font.color,"
+            " getComputedStyle(document.body).color]; }"
+        )
+        assert layout[0] == layout[1] == "rgba(0,0,0,0)" and layout[2] == layout[3]
+        assert layout[2] == ("rgb(230, 237, 243)" if scheme == "dark" else "rgb(29, 35, 39)")
     finally:
         context.close()
 
