@@ -86,6 +86,9 @@
     get(live.dataset.src).then(function (html) {
       live.innerHTML = html; // server-rendered and escaped by the same template as the first load
       var now = document.getElementById("live-steps");
+      if (now && window.tpuwatchAxis && now.dataset.lastStep && now.dataset.lastAt) {
+        window.tpuwatchAxis.extend(Number(now.dataset.lastStep), Number(now.dataset.lastAt));
+      }
       if (now && now.dataset.steps !== had) { redrawSteps(); }
       live.dataset.updated = String(Date.now());
     }).catch(function (err) { live.dataset.error = String(err); })

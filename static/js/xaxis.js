@@ -177,6 +177,13 @@
     });
     box.addEventListener("change", function (ev) { if (ev.target.name === "x-mode") { setMode(ev.target.value); } });
   }
-  window.tpuwatchAxis = { prepare: prepare, attach: attach, update: update, stepRange: stepRange,
+  // A live job's newest step (from the live fragment) extends the clock, so the charts it redraws
+  // map its new samples by its own pace, not by extrapolation.
+  function extend(step, ts) {
+    if (!isFinite(step) || !isFinite(ts) || !S.length || step <= S[S.length - 1] || ts <= T[T.length - 1]) { return; }
+    S.push(step); T.push(ts);
+    mapping = S.length > 1;
+  }
+  window.tpuwatchAxis = { prepare: prepare, attach: attach, update: update, stepRange: stepRange, extend: extend,
     mode: function () { return mode; } };
 })();
