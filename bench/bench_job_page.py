@@ -140,9 +140,9 @@ def main() -> int:
                 p50, p95, body = latencies(urls, token)
                 if not whole:
                     worst = max(worst, (p95, name))
-                kind = "page" if whole else "api"
-                print(f"job_page_{kind}_{name}_p50_ms={p50:.1f}")
-                print(f"job_page_{kind}_{name}_p95_ms={p95:.1f} bytes={len(body)}")
+                label = f"job_{name}" if whole else f"job_page_api_{name}"
+                print(f"{label}_p50_ms={p50:.1f}")
+                print(f"{label}_p95_ms={p95:.1f} bytes={len(body)}")
             print(f"job_page_api_worst_p95_ms={worst[0]:.1f} ({worst[1]}; target < 150)")
             value = lcp(base, token, job_id)
             if value is not None:
