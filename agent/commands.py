@@ -16,13 +16,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = asub.add_parser(
         "run",
         help="run CMD and stream what it does to the server",
-        usage="tpuwatch agent run [--server URL] [--token T] [--job NAME] [--group G] [--host-index N] "
-        "-- CMD [ARGS...]",
+        usage="tpuwatch agent run [--server URL] [--token T] [--job NAME] [--name RUN] [--group G] "
+        "[--host-index N] -- CMD [ARGS...]",
         description="Run CMD as a child: its output passes through unchanged, tracebacks become error "
         "events, heartbeats and the exit code are reported. Exits with CMD's exit code.",
     )
     _connection_args(r)
     r.add_argument("--job", help="job name (default: TPUWATCH_JOB, else the command's name)")
+    r.add_argument(
+        "--name",
+        default=config.env_str("TPUWATCH_NAME"),
+        help="this launch's name, shown beside the job's (e.g. 'lr 3e-4, warmup 2k'; default: "
+        "TPUWATCH_NAME). The git commit and a digest of the config files beside the script are "
+        "added by themselves",
+    )
     r.add_argument("--host-index", type=int, help="this worker's index in a multi-host slice (default 0)")
     r.add_argument("--run-id", help="shared by every worker of one launch (default: a new id)")
     r.add_argument("--heartbeat", type=float, default=10.0, help="seconds between heartbeats (default 10)")
@@ -152,6 +159,7 @@ def _run(args: argparse.Namespace) -> int:
         options=options,
         group=args.group,
         peak_flops=args.peak_flops,
+        name=args.name,
     )
 
 

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from time import perf_counter
 
-from tpuwatch import checkpoints, config, log, runmeta, wire
+from tpuwatch import checkpoints, config, log, provenance, runmeta, wire
 from tpuwatch.fit import expand_logs, fit_event, fit_json, fit_name
 from tpuwatch.loglines import LineQueue
 from tpuwatch.pressure import Reserve, leftover_lines, make_room, send_directly
@@ -60,6 +60,7 @@ class Monitor(checkpoints.CheckpointCalls):
         group: str | None = None,
         peak_flops: float | None = None,
         total_steps: int | None = None,
+        name: str | None = None,
     ) -> None:
         sidecar_dir = os.environ.get(config.ENV_SIDECAR)
         job = job or config.env_str(config.ENV_JOB) or Path(sys.argv[0] or "job").stem or "job"
@@ -76,7 +77,11 @@ class Monitor(checkpoints.CheckpointCalls):
         self.server = server or config.env_str(config.ENV_SERVER)
         self.token = token or config.env_str(config.ENV_TOKEN)
         run_attrs = {"hostname": config.hostname(), "pid": os.getpid(), "code_version": config.code_version()}
+        if not self.under_sidecar and not (attrs or {}).get("sidecar"):  # the sidecar gathers its own
+            run_attrs.update(provenance.gather([sys.argv[0]] if sys.argv and sys.argv[0] else None))
         run_attrs.update({**runmeta.sidecar_attrs(), **(attrs or {})})
+        if name:
+            run_attrs[wire.Attr.RUN_NAME] = fit_name(name, 200)
         peak = peak_flops if peak_flops is not None else config.env_float(config.ENV_PEAK_FLOPS)
         if peak:
             run_attrs[wire.Attr.PEAK_FLOPS] = float(peak)

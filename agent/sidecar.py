@@ -25,7 +25,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from tpuwatch import config, log, wire
+from tpuwatch import config, log, provenance, wire
 from tpuwatch.monitor import Monitor
 from tpuwatch.sources import runner as sources
 from tpuwatch.sources.runner import SourceOptions
@@ -183,6 +183,7 @@ def run(
     options: SourceOptions | None = None,
     group: str | None = None,
     peak_flops: float | None = None,
+    name: str | None = None,
 ) -> int:
     """Run ``command`` under watch; returns the exit status to exit with."""
     options = options or SourceOptions()
@@ -190,6 +191,9 @@ def run(
     run_id = sources.run_id_for(run_id, ident, options.launch)
     host_index = sources.host_index_for(host_index, ident)
     job = job or config.env_str(config.ENV_JOB) or Path(command[0]).name
+    label = provenance.gather(command)  # commit and config digest: which code and config this is
+    if name:
+        label[wire.Attr.RUN_NAME] = name[:200]
     mon = Monitor(
         job,
         server=server,
@@ -198,9 +202,10 @@ def run(
         host_index=host_index,
         spool_dir=spool_dir,
         send=True,
-        attrs={"sidecar": True, "identity": ident} if ident else {"sidecar": True},
+        attrs={"sidecar": True, **label, **({"identity": ident} if ident else {})},
         group=group,
         peak_flops=peak_flops,
+        name=name,
     )
     env = dict(os.environ)
     env.update(
@@ -209,7 +214,7 @@ def run(
             config.ENV_RUN_ID: run_id,
             config.ENV_JOB: job,
             config.ENV_HOST_INDEX: str(mon.host_index),
-            config.ENV_ATTRS: json.dumps({"identity": ident} if ident else {}),
+            config.ENV_ATTRS: json.dumps({**label, **({"identity": ident} if ident else {})}),
         }
     )
     if mon.group:

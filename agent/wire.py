@@ -79,6 +79,13 @@ class Attr:
     """Run attributes (``run.attrs``) with a meaning beyond display."""
 
     PEAK_FLOPS = "peak_flops"  # FLOP/s of the chips this host drives, where the type is unknown
+    # What tells runs of one job apart (shown beside the job's name; agent/provenance.py)
+    RUN_NAME = "run_name"  # `tpuwatch agent run --name`, `tpuwatch.init(name=...)`
+    COMMIT = "commit"  # short git sha of the training script's folder
+    DIRTY = "dirty"  # that work tree had uncommitted changes to tracked files
+    CONFIG_DIGEST = "config_digest"  # 12 hex of the config files beside the script
+    CONFIG_FILES = "config_files"  # which files the digest covers
+    LABEL = (RUN_NAME, COMMIT, DIRTY, CONFIG_DIGEST, CONFIG_FILES)
 
 
 class MetricName:

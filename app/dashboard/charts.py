@@ -20,6 +20,7 @@ _LABELS = {"step_time": "Step time", "input_wait": "Input wait"}
 
 
 Figure = dict[str, Any]
+LOG_TICKS = ".3~g"
 
 
 def _figure(traces: list[dict], title: str, x_title: str, y_title: str, meta: dict) -> Figure:
@@ -33,8 +34,10 @@ def _figure(traces: list[dict], title: str, x_title: str, y_title: str, meta: di
             "margin": {"l": 55, "r": 15, "t": 40, "b": 62 + 22 * rows},
             "xaxis": {"title": {"text": x_title}, "gridcolor": "#eef0f2"},
             "yaxis": {"title": {"text": y_title}, "gridcolor": "#eef0f2", "rangemode": "tozero"},
-            "plot_bgcolor": "#fff",
-            "paper_bgcolor": "#fff",
+            # Transparent: the card behind shows through, light or dark (static/js/charts.js
+            # takes the font and grid colours from the page's CSS).
+            "plot_bgcolor": "rgba(0,0,0,0)",
+            "paper_bgcolor": "rgba(0,0,0,0)",
             "showlegend": len(traces) > 1,
             "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
             "meta": meta,
@@ -55,7 +58,7 @@ def step_figure(data: StepSeries, metric: str, title: str | None = None) -> Figu
     >>> fig = step_figure(StepSeries(job_id=1, points=10, total_steps=2,
     ...     series=[Series(host=0, metric="step_time", x=[1, 2], y=[0.5, 0.4])]), "step_time")
     >>> fig["data"][0]["name"], fig["layout"]["meta"]
-    ('host 0', {'metric': 'step_time', 'job_id': 1, 'zoom': True})
+    ('host 0', {'metric': 'step_time', 'job_id': 1, 'zoom': True, 'x': 'step'})
     """
     traces = [
         {
@@ -70,12 +73,14 @@ def step_figure(data: StepSeries, metric: str, title: str | None = None) -> Figu
         if s.metric == metric
     ]
     note = f" (each point of {data.bucket_steps} steps: min/max kept)" if data.bucket_steps > 1 else ""
-    meta = {"metric": metric, "job_id": data.job_id, "zoom": True}
+    meta = {"metric": metric, "job_id": data.job_id, "zoom": True, "x": "step"}
     fig = _figure(traces, (title or _LABELS[metric]) + note, "step", "seconds", meta)
     if metric == "step_time":
         # A log axis keeps both the compile step (often 100x the rest) and the spread of steady
         # steps readable; input waits are often exactly 0, which a log axis cannot show.
-        fig["layout"]["yaxis"].update(type="log", rangemode="normal")
+        # Every tick labelled in full ("0.02, 0.05, 0.1"), not a decade's minor ticks as bare
+        # digits ("2, 5") that read as seconds.
+        fig["layout"]["yaxis"].update(type="log", rangemode="normal", tickformat=LOG_TICKS)
     return fig
 
 
@@ -90,13 +95,13 @@ def device_figure(series: list[dict], title: str, y_title: str) -> Figure:
         {
             "type": "scatter",
             "mode": "lines",
-            "x": [_iso(t) for t in s["x"]],
+            "x": [_iso(t, ms=True) for t in s["x"]],
             "y": s["y"],
             "name": f"host {s['host']} {s['metric']}" if s["host"] >= 0 else s["metric"],
         }
         for s in series
     ]
-    fig = _figure(traces, title, "time (UTC)", y_title, {"zoom": False})
+    fig = _figure(traces, title, "time (UTC)", y_title, {"zoom": False, "x": "time"})
     fig["layout"]["xaxis"]["type"] = "date"
     return fig
 
@@ -138,7 +143,7 @@ def training_figure(chart: TrainingChart, job_id: int) -> Figure:
         )
         if ln.nonfinite and not marks:
             marks.append((ln.nonfinite[0], ln.name))
-    meta = {"zoom": False, "training": chart.key, "job_id": job_id}
+    meta = {"zoom": False, "training": chart.key, "job_id": job_id, "x": chart.x_axis}
     x_title = "time (UTC)" if by_time else "step"
     fig = _figure(traces, chart.key, x_title, "", meta)
     fig["layout"]["showlegend"] = len(traces) > 1
@@ -183,5 +188,12 @@ def training_figures(data: TrainingSeries | None) -> list[dict[str, str]]:
     ]
 
 
-def _iso(ts: float) -> str | None:
-    return utc(ts)  # None (a gap in the line) for a time no calendar can show
+def _iso(ts: float, ms: bool = False) -> str | None:
+    """UTC text for a date axis; ``ms`` keeps milliseconds, which placing a sample on a step
+    axis (static/js/xaxis.js) needs when steps are shorter than a second.
+
+    >>> _iso(1.25), _iso(1.25, ms=True)
+    ('1970-01-01 00:00:01', '1970-01-01 00:00:01.250')
+    """
+    text = utc(ts, "%Y-%m-%d %H:%M:%S.%f" if ms else "%Y-%m-%d %H:%M:%S")
+    return text[:-3] if text and ms else text  # None (a gap in the line) where no calendar can show it

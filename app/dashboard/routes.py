@@ -13,6 +13,7 @@ from tpuwatch.server.deps import JobDep, PageJobDep, ReaderDep, SessionDep, Sett
 from tpuwatch.server.goodput import charts as goodput_charts
 from tpuwatch.server.jobs.routes import NameQ, ProjectQ, StatusQ
 from tpuwatch.server.logs.service import tail
+from tpuwatch.server.series.clock import step_clock
 from tpuwatch.server.slice.page import page_context
 from tpuwatch.server.web import FormatQ, json_twin, render
 
@@ -100,6 +101,7 @@ def job_page(
         "training": training,
         "p_log": log,
         "around": around,
+        "clock": charts.to_json(step_clock(session, job)),
         **page_context(session, job, data.job.hosts),
     }
     return render(request, "jobs/detail.html", context, principal=principal)

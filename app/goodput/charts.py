@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from tpuwatch.server.dashboard.charts import Figure, _figure, to_json
+from tpuwatch.server.dashboard.charts import LOG_TICKS, Figure, _figure, to_json
 
 COLORS = {
     "productive": "#1a7f37",
@@ -112,7 +112,7 @@ def step_time_figure(runs: list[tuple[str, list[float]]]) -> Figure:
         for label, values in runs
     ]
     fig = _figure(traces, "Step time", "", "seconds", {"zoom": False})
-    fig["layout"]["yaxis"].update(type="log", rangemode="normal")
+    fig["layout"]["yaxis"].update(type="log", rangemode="normal", tickformat=LOG_TICKS)  # "0.2", not "2"
     fig["layout"]["showlegend"] = False
     return fig
 

@@ -13,6 +13,8 @@ from sqlalchemy.orm import Session
 from tpuwatch.server.auth.principal import Principal
 from tpuwatch.server.db import bulk_insert, insert_ignore
 from tpuwatch.server.ingest.schemas import Batch, IngestResult
+from tpuwatch.server.jobs.label import KEY as LABEL_KEY
+from tpuwatch.server.jobs.label import label_attrs
 from tpuwatch.server.jobs.silent import record_divergence
 from tpuwatch.server.logs.service import store_lines
 from tpuwatch.server.models import Event, IngestBatch, IngestDrop, Job, JobHost
@@ -66,7 +68,7 @@ def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> i
         steps=0,
         errors=0,
         dropped_events=0,
-        attrs={},
+        attrs={LABEL_KEY: label} if (label := label_attrs(batch.run.attrs)) else {},
     )
     insert_ignore(session, Job.__table__, values, ["project_id", "run_id"])
     return session.scalar(select(Job.id).where(Job.project_id == project_id, Job.run_id == batch.run.run_id))

@@ -22,6 +22,16 @@ class HostOut(BaseModel):
     attrs: dict[str, Any] = {}
 
 
+class RunLabel(BaseModel):
+    """What tells this run apart from others of the same job (jobs/label.py)."""
+
+    name: str | None = None  # the launch's --name
+    commit: str | None = None  # short git sha of the training script's folder
+    dirty: bool | None = None  # uncommitted changes to tracked files at launch
+    config_digest: str | None = None  # 12 hex over the config files beside the script
+    config_files: list[str] = []
+
+
 class JobOut(BaseModel):
     id: int
     name: str
@@ -41,6 +51,7 @@ class JobOut(BaseModel):
     exit_code: int | None
     exit_signal: str | None
     url: str
+    label: RunLabel | None = None
 
 
 class LikelyCause(BaseModel):

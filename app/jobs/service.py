@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from tpuwatch.server.auth.principal import Principal, readable
 from tpuwatch.server.jobs.causes import likely_cause
+from tpuwatch.server.jobs.label import run_label
 from tpuwatch.server.jobs.schemas import (
     EventList,
     EventOut,
@@ -45,6 +46,7 @@ def _job_out(job: Job, project: str, hosts: int, now: float, settings: Settings)
         exit_code=job.exit_code,
         exit_signal=job.exit_signal,
         url=f"/jobs/{job.id}",
+        label=run_label(job.attrs),
     )
 
 

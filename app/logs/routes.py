@@ -58,4 +58,5 @@ def log_fragment(
     data = tail(
         session, job.id, host=host, level=level or None, q=q or None, after=after, around=around, limit=limit
     )
-    return render(request, "jobs/_log_lines.html", {"log": data, "around": around}, principal=principal)
+    context = {"log": data, "around": around, "after": after}
+    return render(request, "jobs/_log_lines.html", context, principal=principal)

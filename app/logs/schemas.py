@@ -21,3 +21,4 @@ class LogPage(BaseModel):
     lines: list[LogLineOut]
     last_id: int | None = None  # pass as ``after`` to get only newer lines
     truncated: bool = False  # more lines matched than ``limit``: the newest are shown
+    searched_lines: int | None = None  # a text search read only this many newest lines of the job

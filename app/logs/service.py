@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from tpuwatch.server.db import bulk_insert
 from tpuwatch.server.logs.schemas import LogLineOut, LogPage
-from tpuwatch.server.models import LogLine
+from tpuwatch.server.models import JobHost, LogLine
 
 COLUMNS = ("job_id", "host_index", "line_no", "ts", "stream", "level", "text")
 LEVELS = ("error", "warning", "info")
@@ -24,6 +24,7 @@ _ERROR = re.compile(
 )
 _WARNING = re.compile(r"^(?:W\d{4} |.*\b(?:WARNING|WARN)\b|\S*Warning\b)")
 _AROUND = 50  # lines each side of a line a card links to
+SEARCH_WINDOW = 100_000  # newest lines of a job a text search reads
 
 
 def level_of(text: str) -> str:
@@ -64,9 +65,10 @@ def tail(
 ) -> LogPage:
     """The newest ``limit`` lines matching the filters (after line id ``after`` when given), or
     the lines around line number ``around`` of ``host`` (what a card links to)."""
+    # The job's hosts, not a DISTINCT over its lines: that reads every line of a long log.
     hosts = list(
         session.scalars(
-            select(LogLine.host_index).where(LogLine.job_id == job_id).distinct().order_by(LogLine.host_index)
+            select(JobHost.host_index).where(JobHost.job_id == job_id).order_by(JobHost.host_index)
         )
     )
     stmt = select(LogLine).where(LogLine.job_id == job_id)
@@ -78,18 +80,42 @@ def tail(
         )
         rows = list(session.scalars(stmt.limit(2 * _AROUND + 1)))
         return _page(job_id, hosts, rows, False)
-    if level == "error":
-        stmt = stmt.where(LogLine.level == "error")
-    elif level == "warning":
-        stmt = stmt.where(LogLine.level.in_(("error", "warning")))
+    # Each level on its own reads its index (job_id, level, id) newest first; an IN of two levels
+    # would not, and reads every line of the job.
+    levels = {"error": ("error",), "warning": ("error", "warning")}.get(level or "", ())
+    searched = None
     if q:
         escaped = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         stmt = stmt.where(LogLine.text.ilike(f"%{escaped}%", escape="\\"))
+        # A text search reads the newest SEARCH_WINDOW lines of the job, not a million: the
+        # archived log (and `grep`) has the rest.
+        floor = session.scalar(
+            select(LogLine.id)
+            .where(LogLine.job_id == job_id)
+            .order_by(LogLine.id.desc())
+            .offset(SEARCH_WINDOW)
+            .limit(1)
+        )
+        if floor is not None:
+            stmt = stmt.where(LogLine.id > floor)
+            searched = SEARCH_WINDOW
     if after is not None:
         stmt = stmt.where(LogLine.id > after)
-    rows = list(session.scalars(stmt.order_by(LogLine.id.desc()).limit(limit + 1)))
+    if levels:
+        rows = [
+            r
+            for lv in levels
+            for r in session.scalars(
+                stmt.where(LogLine.level == lv).order_by(LogLine.id.desc()).limit(limit + 1)
+            )
+        ]
+        rows = sorted(rows, key=lambda r: r.id, reverse=True)[: limit + 1]
+    else:
+        rows = list(session.scalars(stmt.order_by(LogLine.id.desc()).limit(limit + 1)))
     truncated = len(rows) > limit
-    return _page(job_id, hosts, rows[:limit][::-1], truncated)
+    page = _page(job_id, hosts, rows[:limit][::-1], truncated)
+    page.searched_lines = searched
+    return page
 
 
 def _page(job_id: int, hosts: list[int], rows: list[LogLine], truncated: bool) -> LogPage:

@@ -88,6 +88,7 @@ class LogLine(Base):
     __table_args__ = (
         Index("ix_log_lines_job_id", "job_id", "id"),
         Index("ix_log_lines_job_host_line", "job_id", "host_index", "line_no"),
+        Index("ix_log_lines_job_level", "job_id", "level", "id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)

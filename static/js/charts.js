@@ -4,6 +4,24 @@
 (function () {
   "use strict";
   var offline = !!document.querySelector("[data-offline='1']");
+  var axis = window.tpuwatchAxis; // static/js/xaxis.js on the job page: one linked x axis
+  var dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+
+  // Text and grid in the page's own colours (light or dark); the backgrounds are transparent.
+  function theme() {
+    var css = getComputedStyle(document.body);
+    var line = css.getPropertyValue("--line").trim() || "#dde1e4";
+    return { "font.color": css.color, "xaxis.gridcolor": line, "yaxis.gridcolor": line,
+      "xaxis.zerolinecolor": line, "yaxis.zerolinecolor": line };
+  }
+  function themed(layout) {
+    var t = theme();
+    layout.font = Object.assign({}, layout.font, { color: t["font.color"] });
+    ["xaxis", "yaxis"].forEach(function (a) {
+      if (layout[a]) { layout[a].gridcolor = t[a + ".gridcolor"]; layout[a].zerolinecolor = t[a + ".zerolinecolor"]; }
+    });
+    return layout;
+  }
 
   function pending(gd) {
     gd.dataset.loading = String(Number(gd.dataset.loading || 0) + 1);
@@ -29,7 +47,10 @@
           var i = gd.data.findIndex(function (t) { return t.name === "host " + s.host; });
           if (i >= 0) { update.x.push(s.x); update.y.push(s.y); idx.push(i); }
         });
-        if (idx.length) { Plotly.restyle(gd, update, idx); }
+        if (idx.length) {
+          Plotly.restyle(gd, update, idx);
+          if (axis) { axis.update(gd, idx); }
+        }
         gd.dataset.source = data.source + ":" + data.bucket_steps;
       })
       .catch(function (err) { gd.dataset.error = String(err); })
@@ -38,8 +59,12 @@
 
   function draw(el) {
     var fig = JSON.parse(el.dataset.figure);
+    if (axis && !offline) { axis.prepare(el, fig); }
+    themed(fig.layout);
     Plotly.newPlot(el, fig.data, fig.layout, { responsive: true, displaylogo: false }).then(function (gd) {
       var meta = (fig.layout && fig.layout.meta) || {};
+      if (axis && !offline) { axis.attach(gd); }
+      gd.dataset.drawn = "1";
       if (offline || !meta.zoom) { return; }
       var timer = null;
       gd.on("plotly_relayout", function (ev) {
@@ -51,6 +76,7 @@
         } else if (!ev["xaxis.autorange"]) {
           return; // not a change of the step window (legend, y-axis only, resize)
         }
+        if (axis) { range = axis.stepRange(gd, range); }
         clearTimeout(timer);
         timer = setTimeout(function () { refetch(gd, meta, range); }, 150);
       });
@@ -58,4 +84,9 @@
   }
 
   document.querySelectorAll("[data-figure]").forEach(draw);
+  if (dark && dark.addEventListener) {
+    dark.addEventListener("change", function () {
+      document.querySelectorAll("[data-drawn='1']").forEach(function (gd) { Plotly.relayout(gd, theme()); });
+    });
+  }
 })();

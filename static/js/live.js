@@ -70,8 +70,10 @@
             var old = gd.data.find(function (t) { return t.name === "host " + s.host; }) || {};
             return Object.assign({}, old, { type: "scatter", mode: "lines", x: s.x, y: s.y, name: "host " + s.host });
           });
-          Plotly.react(gd, traces, gd.layout);
-          gd.dataset.steps = String(data.total_steps);
+          Plotly.react(gd, traces, gd.layout).then(function () {
+            if (window.tpuwatchAxis) { window.tpuwatchAxis.update(gd); } // onto the page's x axis
+            gd.dataset.steps = String(data.total_steps);
+          });
         });
     });
   }
@@ -84,6 +86,9 @@
     get(live.dataset.src).then(function (html) {
       live.innerHTML = html; // server-rendered and escaped by the same template as the first load
       var now = document.getElementById("live-steps");
+      if (now && window.tpuwatchAxis && now.dataset.lastStep && now.dataset.lastAt) {
+        window.tpuwatchAxis.extend(Number(now.dataset.lastStep), Number(now.dataset.lastAt));
+      }
       if (now && now.dataset.steps !== had) { redrawSteps(); }
       live.dataset.updated = String(Date.now());
     }).catch(function (err) { live.dataset.error = String(err); })

@@ -40,7 +40,8 @@
   function applyScale() {
     var type = logBox.checked ? "log" : "linear";
     charts().forEach(function (gd) {
-      Plotly.relayout(gd, { "yaxis.type": type, "yaxis.autorange": true });
+      // Log ticks labelled in full ("0.02, 0.05"), not a decade's bare minor digits ("2, 5").
+      Plotly.relayout(gd, { "yaxis.type": type, "yaxis.autorange": true, "yaxis.tickformat": type === "log" ? ".3~g" : "" });
       gd.dataset.scale = type;
     });
   }

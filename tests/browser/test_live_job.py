@@ -3,6 +3,7 @@ without a reload; the log filters by level and searches; a card's link opens the
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 
 from tests.conftest import make_token
@@ -49,6 +50,13 @@ def test_a_running_jobs_page_advances_without_reload(sqlite_server, page, browse
             "() => Math.max(...document.querySelector('#chart-step_time').data[0].x) === 80", timeout=15000
         )
         assert page.evaluate("() => window.__same_page") is True  # no reload happened
+        # The new steps' wall time (in the hover) comes from the job's own clock, extended by the
+        # live fragment: step 80 ended at `now`, not where the first 50 steps' pace would put it.
+        when = page.evaluate(
+            "() => { const t = document.querySelector('#chart-step_time').data[0];"
+            " return t.customdata[t.x.indexOf(80)][1]; }"
+        )
+        assert abs(dt.datetime.strptime(when, "%Y-%m-%d %H:%M:%S %z").timestamp() - now) < 1.5
 
         page.select_option("#log-level", "warning")
         page.wait_for_function("() => document.querySelectorAll('#job-log .ln').length === 1")
