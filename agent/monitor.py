@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from time import perf_counter
 
-from tpuwatch import checkpoints, config, log, provenance, runmeta, wire
-from tpuwatch.fit import expand_logs, fit_event, fit_json, fit_name
+from tpuwatch import checkpoints, config, log, runmeta, wire
+from tpuwatch.fit import expand_logs, fit_event, fit_name
 from tpuwatch.loglines import LineQueue
 from tpuwatch.pressure import Reserve, leftover_lines, make_room, send_directly
 from tpuwatch.progress import Progress
@@ -76,16 +76,7 @@ class Monitor(checkpoints.CheckpointCalls):
             self.spool_dir = base / f"{self.run_id}-h{self.host_index}"
         self.server = server or config.env_str(config.ENV_SERVER)
         self.token = token or config.env_str(config.ENV_TOKEN)
-        run_attrs = {"hostname": config.hostname(), "pid": os.getpid(), "code_version": config.code_version()}
-        if not self.under_sidecar and not (attrs or {}).get("sidecar"):  # the sidecar gathers its own
-            run_attrs.update(provenance.gather([sys.argv[0]] if sys.argv and sys.argv[0] else None))
-        run_attrs.update({**runmeta.sidecar_attrs(), **(attrs or {})})
-        if name:
-            run_attrs[wire.Attr.RUN_NAME] = fit_name(name, 200)
-        peak = peak_flops if peak_flops is not None else config.env_float(config.ENV_PEAK_FLOPS)
-        if peak:
-            run_attrs[wire.Attr.PEAK_FLOPS] = float(peak)
-        self.attrs = fit_json(run_attrs, wire.MAX_ATTRS_BYTES)
+        self.attrs = runmeta.run_attrs(self.under_sidecar, attrs, name, peak_flops)
         # The training run this job is an attempt of; the server defaults to project + job name.
         self.group = group or config.env_str(config.ENV_GROUP)
         self.dropped = 0

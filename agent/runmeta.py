@@ -8,10 +8,12 @@ import hashlib
 import json
 import os
 import random
+import sys
 import time
 from pathlib import Path
 
-from tpuwatch import config, log
+from tpuwatch import config, log, provenance, wire
+from tpuwatch.fit import fit_json, fit_name
 
 
 def write_meta(spool_dir: Path, run_id: str, job: str, host: int, server: str, token: str | None) -> None:
@@ -27,6 +29,20 @@ def write_meta(spool_dir: Path, run_id: str, job: str, host: int, server: str, t
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         log.warn_once("meta", f"cannot write {meta} ({exc.strerror or exc}); the batches carry the same")
+
+
+def run_attrs(under_sidecar: bool, attrs: dict | None, name: str | None, peak_flops: float | None) -> dict:
+    """The ``run.attrs`` of a Monitor's batches: where it runs, its code, its name and peak FLOP/s."""
+    out = {"hostname": config.hostname(), "pid": os.getpid(), "code_version": config.code_version()}
+    if not under_sidecar and not (attrs or {}).get("sidecar"):  # the sidecar gathers its own
+        out.update(provenance.gather([sys.argv[0]] if sys.argv and sys.argv[0] else None))
+    out.update({**sidecar_attrs(), **(attrs or {})})
+    if name:
+        out[wire.Attr.RUN_NAME] = fit_name(name, 200)
+    peak = peak_flops if peak_flops is not None else config.env_float(config.ENV_PEAK_FLOPS)
+    if peak:
+        out[wire.Attr.PEAK_FLOPS] = float(peak)
+    return fit_json(out, wire.MAX_ATTRS_BYTES)
 
 
 def sidecar_attrs() -> dict:
