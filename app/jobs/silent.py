@@ -24,7 +24,9 @@ ENDED_EARLY = 0.9  # a run that made less than this share of its planned steps e
 
 
 def is_loss(name: str) -> bool:
-    """>>> is_loss("keras.val_loss"), is_loss("train/loss"), is_loss("lr")
+    """Example:
+
+    >>> is_loss("keras.val_loss"), is_loss("train/loss"), is_loss("lr")
     (True, True, False)"""
     return "loss" in name.rpartition("/")[2].rpartition(".")[2].lower()
 

@@ -22,7 +22,9 @@ MAX_ROWS = 400_000  # samples one request reads, all training metrics together
 
 
 def display_name(metric: str) -> str:
-    """>>> display_name("keras.val_loss"), display_name("train/loss")
+    """Example:
+
+    >>> display_name("keras.val_loss"), display_name("train/loss")
     ('val_loss', 'train/loss')"""
     return metric[len(MetricName.KERAS_PREFIX) :] if metric.startswith(MetricName.KERAS_PREFIX) else metric
 

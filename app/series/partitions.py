@@ -36,7 +36,9 @@ def is_partition(name: str) -> bool:
 
 
 def name_for(day_start: float) -> str:
-    """>>> name_for(0)
+    """Example:
+
+    >>> name_for(0)
     'steps_p19700101'
     """
     return "steps_p" + dt.datetime.fromtimestamp(day_start, dt.timezone.utc).strftime("%Y%m%d")

@@ -214,7 +214,9 @@ def stall_lines(w: WhichHost, now: float) -> list[str]:
 
 
 def slow_lines(slow: list[HostStat]) -> list[str]:
-    """>>> slow_lines([HostStat(host_index=7, step_time=2.0, input_wait=1.2, vs_median=2.0, bound="input")])
+    """Example:
+
+    >>> slow_lines([HostStat(host_index=7, step_time=2.0, input_wait=1.2, vs_median=2.0, bound="input")])
     ['slowest hosts: 7 (2.00 s a step, 2.0x the median; input-bound, input wait 1.20 s)']
     """
     if not slow:
