@@ -8,7 +8,7 @@ stored and extrapolated to 1,024 hosts for a day: the reference hosts' raw rows 
 (8 hosts), everything else scales with the host count. Then a past day's partition is filled with
 ``--drop-rows`` raw rows (and their rollups) and dropped by ``prune_raw_steps``.
 
-    python bench/bench_storage.py [--hosts 64] [--seconds 1200] [--batch-seconds 10]
+    python bench/bench_storage.py [--hosts 64] [--seconds 1200] [--batch-seconds 1]
 
 Targets: a 1,024-host job at 1 step/s <= 2 GB a day; dropping a day's partition < 10 s.
 """
@@ -16,6 +16,7 @@ Targets: a 1,024-host job at 1 step/s <= 2 GB a day; dropping a day's partition 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import sys
 import time
@@ -27,7 +28,7 @@ from bench.common import fresh_postgres  # noqa: E402
 
 DAY = 86400
 TARGET_HOSTS = 1024
-TABLES = ("steps", "step_rollups", "job_hosts", "jobs", "ingest_batches")
+TABLES = ("steps", "step_rollups", "job_hosts", "jobs", "ingest_keys", "ingest_parts")
 
 
 def fill(url: str, hosts: int, seconds: int, every: int, seed: int = 3) -> tuple[int, float]:
@@ -42,6 +43,8 @@ def fill(url: str, hosts: int, seconds: int, every: int, seed: int = 3) -> tuple
     with transaction(sessions) as s:
         principal = authenticate(s, create_token(s, "bench"))
     rng = random.Random(seed)
+    # As agents name them: a random 32-hex-digit stream per process, seq counting its batches.
+    streams = [f"{rng.getrandbits(128):032x}" for _ in range(hosts)]
     t0 = time.time() - seconds - 60
     job_id = 0
     started = time.perf_counter()
@@ -56,11 +59,12 @@ def fill(url: str, hosts: int, seconds: int, every: int, seed: int = 3) -> tuple
                 rows.append((i, t0 + i + 1, d, w))
             run = RunInfo.model_construct(run_id="pod", job="pod-bench", host=h, attrs={})
             batch = Batch.model_construct(
-                v=1, stream=f"pod-{h}", seq=lo, part="", run=run, sent_at=None,
+                v=1, stream=streams[h], seq=lo // every, part="", run=run, sent_at=None,
                 steps=rows, events=[], metrics=[], dropped=0,
             )  # fmt: skip
+            digest = hashlib.sha256(f"{streams[h]}:{lo}".encode()).hexdigest()
             with transaction(sessions) as s:
-                job_id = ingest(s, principal, batch).job_id
+                job_id = ingest(s, principal, batch, digest).job_id
     rate = hosts * seconds / (time.perf_counter() - started)
     engine.dispose()
     return job_id, rate
@@ -155,7 +159,7 @@ def report(tag: str, sz: dict, counts: tuple, args, ref: int) -> None:
     host_steps = args.hosts * args.seconds
     per_raw_row = sz["steps"] / max(1, raw_ref + raw_other)
     per_rollup = sz["step_rollups"] / max(1, n_rollups)
-    per_batch = sz["ingest_batches"] / max(1, n_batches)
+    per_batch = (sz["ingest_keys"] + sz["ingest_parts"]) / max(1, n_batches)
     for t in TABLES:
         print(f"storage_{tag}_{t}_bytes={sz[t]}")
     print(f"storage_{tag}_bytes_per_raw_row={per_raw_row:.1f}")
@@ -179,13 +183,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hosts", type=int, default=64)
     ap.add_argument("--seconds", type=int, default=1200, help="seconds of stepping at 1 step/s")
-    ap.add_argument("--batch-seconds", type=int, default=10, help="how often each host sends a batch")
+    ap.add_argument("--batch-seconds", type=int, default=1, help="a host's batch interval (agents: ~1 s)")
     ap.add_argument("--drop-rows", type=int, default=2_000_000, help="raw rows in the dropped partition")
     args = ap.parse_args()
 
     from sqlalchemy import text
 
+    from sqlalchemy.orm import Session
+
     from tpuwatch.server.db import make_engine, upgrade
+    from tpuwatch.server.ingest import keys
     from tpuwatch.server.series.thinning import FULL_STEP_HOSTS
 
     with fresh_postgres() as url:
@@ -200,7 +207,8 @@ def main() -> int:
             raw_ref = rows(c, "steps", f"WHERE host_index < {FULL_STEP_HOSTS}")
             raw_other = rows(c, "steps", f"WHERE host_index >= {FULL_STEP_HOSTS}")
             n_rollups = rows(c, "step_rollups")
-            n_batches = rows(c, "ingest_batches")
+            with Session(bind=c) as s:
+                n_batches = keys.stored_count(s)
         engine.dispose()
         print(f"storage_hosts={args.hosts}")
         print(f"storage_host_steps={host_steps}")
@@ -209,6 +217,7 @@ def main() -> int:
         print(f"storage_raw_rows_other_hosts={raw_other}")
         print(f"storage_rollup_rows={n_rollups}")
         print(f"storage_batch_seconds={args.batch_seconds}")
+        print(f"storage_batches={n_batches}")
         counts = (raw_ref, raw_other, n_rollups, n_batches)
         report("after_vacuum", sz, counts, args, ref)
         # VACUUM FULL rewrites the tables without the dead row versions the rollups' upserts leave
