@@ -188,7 +188,6 @@ def main() -> int:
     args = ap.parse_args()
 
     from sqlalchemy import text
-
     from sqlalchemy.orm import Session
 
     from tpuwatch.server.db import make_engine, upgrade
