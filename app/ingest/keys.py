@@ -21,16 +21,18 @@ ahead) guards nothing, since a batch with data that old is refused before its ke
 from __future__ import annotations
 
 import hashlib
+import time
 
 from sqlalchemy import delete, func, select, tuple_
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
-from tpuwatch.server.db import insert_ignore
+from tpuwatch.server.db import insert_ignore, transaction
 from tpuwatch.server.models import IngestKey, IngestPart
 
 BLOCK = 64  # batches to a row: the bits of a BIGINT
 DIGEST_BYTES = 4
 _NONE = bytes(DIGEST_BYTES)
+PRUNE_ROUND = 50_000  # key rows a pruning transaction deletes at most
 _ALL = (1 << 64) - 1  # a signed BIGINT's 64 bits as Python sees them
 
 # Sets the batch's bit and its digest slot only when the bit was clear: no row back means the key
@@ -137,7 +139,7 @@ def stored_count(session: Session) -> int:
     return bits + (session.scalar(select(func.count()).select_from(IngestPart)) or 0)
 
 
-def prune(session: Session, cutoff: float, limit: int = 50_000) -> int:
+def prune(session: Session, cutoff: float, limit: int = PRUNE_ROUND) -> int:
     """Delete up to ``limit`` key rows (and as many part keys) whose every batch came before
     ``cutoff``; returns the rows deleted. Call again while it returns ``limit`` or more."""
     k, p = IngestKey, IngestPart
@@ -146,3 +148,29 @@ def prune(session: Session, cutoff: float, limit: int = 50_000) -> int:
     parts = select(p.job_id, p.stream_key, p.seq, p.part).where(p.received_at < cutoff).limit(limit)
     gone = session.execute(delete(p).where(tuple_(p.job_id, p.stream_key, p.seq, p.part).in_(parts)))
     return (done.rowcount or 0) + (gone.rowcount or 0)
+
+
+def window_cutoff(max_age_days: float, max_ahead_s: float, now: float) -> float:
+    """Keys of batches received before this guard nothing: a batch is refused when any of its
+    times lies more than ``max_age_days`` before now, and none lay more than ``max_ahead_s`` after
+    the moment it first came. (A batch with no time in it at all stores nothing but a heartbeat.)
+
+    >>> window_cutoff(1.0, 60.0, 100_000.0)
+    13540.0
+    """
+    return now - max_age_days * 86400.0 - max_ahead_s
+
+
+def prune_past_window(
+    sessions: sessionmaker, max_age_days: float, max_ahead_s: float, budget_s: float = 5.0
+) -> int:
+    """Prune keys past the ingest window in rounds of a transaction each, for about ``budget_s``
+    at most (the alert loop's leader calls this hourly); returns the rows deleted."""
+    cutoff = window_cutoff(max_age_days, max_ahead_s, time.time())
+    total, started = 0, time.monotonic()
+    while True:
+        with transaction(sessions) as session:
+            n = prune(session, cutoff, PRUNE_ROUND)
+        total += n
+        if n < PRUNE_ROUND or time.monotonic() - started > budget_s:
+            return total
