@@ -2,10 +2,12 @@
 
 A job of ``--hosts`` hosts steps once a second for ``--seconds`` seconds; every host sends a batch
 every ``--batch-seconds`` through the real ingest service (storage thinning included: every step of
-hosts 0-7, only the deviating steps of the others, rollups for all). The bytes each table holds
-(``pg_total_relation_size``: heap, indexes, TOAST; after VACUUM) are divided by the host-steps
-stored and extrapolated to 1,024 hosts for a day: the reference hosts' raw rows are a fixed cost
-(8 hosts), everything else scales with the host count. Then a past day's partition is filled with
+hosts 0-7, only the deviating steps of the others, rollups for all). As agents do: a batch a
+second (agent/sender.py's ``Pace``: 1 s, +/-25%, longer only under push-back), each process its
+own 32-hex-digit stream, every batch with its SHA-256. The bytes each table holds
+(``pg_total_relation_size``: heap, indexes, TOAST; after VACUUM, less what the empty table took) are
+divided by the host-steps stored and extrapolated to 1,024 hosts for a day: the reference hosts'
+raw rows are a fixed cost (8 hosts), everything else scales with the host count. Then a past day's partition is filled with
 ``--drop-rows`` raw rows (and their rollups) and dropped by ``prune_raw_steps``.
 
     python bench/bench_storage.py [--hosts 64] [--seconds 1200] [--batch-seconds 1]
@@ -86,6 +88,10 @@ def sizes(conn) -> dict[str, int]:
             ).scalar()
         )
     return out
+
+
+def net(sz: dict[str, int], empty: dict[str, int]) -> dict[str, int]:
+    return {t: max(0, sz[t] - empty[t]) for t in sz}
 
 
 def rows(conn, table: str, where: str = "") -> int:
@@ -196,11 +202,15 @@ def main() -> int:
 
     with fresh_postgres() as url:
         upgrade(url)
+        engine = make_engine(url)
+        with engine.connect() as c:
+            empty = sizes(c)  # the empty tables' pages (index roots, BRIN maps): no cost per step
+        engine.dispose()
         job_id, rate = fill(url, args.hosts, args.seconds, args.batch_seconds)
         engine = make_engine(url)
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
             c.execute(text("VACUUM ANALYZE"))
-            sz = sizes(c)
+            sz = net(sizes(c), empty)
             host_steps = args.hosts * args.seconds
             ref = min(args.hosts, FULL_STEP_HOSTS)
             raw_ref = rows(c, "steps", f"WHERE host_index < {FULL_STEP_HOSTS}")
@@ -209,6 +219,7 @@ def main() -> int:
             with Session(bind=c) as s:
                 n_batches = keys.stored_count(s)
         engine.dispose()
+        print(f"storage_empty_tables_bytes={sum(empty.values())} (subtracted below: a fixed cost)")
         print(f"storage_hosts={args.hosts}")
         print(f"storage_host_steps={host_steps}")
         print(f"storage_ingest_host_steps_per_s={rate:.0f}")
@@ -224,7 +235,7 @@ def main() -> int:
         engine = make_engine(url)
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
             c.execute(text("VACUUM FULL"))
-            sz = sizes(c)
+            sz = net(sizes(c), empty)
         engine.dispose()
         report("live", sz, counts, args, ref)
         prune_s, drop_s, size = drop_day(url, job_id, args.drop_rows)
