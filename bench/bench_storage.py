@@ -7,8 +7,9 @@ second (agent/sender.py's ``Pace``: 1 s, +/-25%, longer only under push-back), e
 own 32-hex-digit stream, every batch with its SHA-256. The bytes each table holds
 (``pg_total_relation_size``: heap, indexes, TOAST; after VACUUM, less what the empty table took) are
 divided by the host-steps stored and extrapolated to 1,024 hosts for a day: the reference hosts'
-raw rows are a fixed cost (8 hosts), everything else scales with the host count. Then a past day's partition is filled with
-``--drop-rows`` raw rows (and their rollups) and dropped by ``prune_raw_steps``.
+raw rows are a fixed cost (8 hosts), everything else scales with the host count. Then a past day's
+partition is filled with ``--drop-rows`` raw rows (and their rollups) and dropped by
+``prune_raw_steps``, and ``--drop-keys`` batch-key rows past the ingest window are pruned.
 
     python bench/bench_storage.py [--hosts 64] [--seconds 1200] [--batch-seconds 1]
 
@@ -158,6 +159,39 @@ def drop_day(url: str, job_id: int, n: int) -> tuple[float, float, int]:
     return prune_s, drop_s, size
 
 
+def prune_keys(url: str, job_id: int, n: int) -> tuple[float, int]:
+    """Fill ``n`` key rows of batches past the ingest window (``n`` = a day of a 1,024-host pod by
+    default), then time their pruning in rounds as the alert loop's leader does it."""
+    from sqlalchemy import text
+
+    from tpuwatch.server.db import make_engine, make_sessionmaker
+    from tpuwatch.server.ingest import keys
+    from tpuwatch.server.settings import Settings
+
+    st = Settings()
+    old = keys.window_cutoff(st.ingest_max_age_days, st.ingest_max_ahead_seconds, time.time()) - DAY
+    engine = make_engine(url)
+    with engine.begin() as c:
+        c.execute(
+            text(
+                "INSERT INTO ingest_keys (job_id, stream_key, block, seen, first_at, last_at, digests) "
+                "SELECT :j, g / 1350, g % 1350, -1, :t + g * 0.06, :t + g * 0.06 + 60, "
+                "CAST(md5(g::text) AS bytea) || CAST(repeat('x', :d - 32) AS bytea) "
+                "FROM generate_series(0, :n - 1) g"
+            ),
+            {"j": job_id, "t": old, "n": n, "d": keys.BLOCK * keys.DIGEST_BYTES},
+        )
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+        c.execute(text("VACUUM ANALYZE ingest_keys"))
+    t0 = time.perf_counter()
+    gone = keys.prune_past_window(
+        make_sessionmaker(engine), st.ingest_max_age_days, st.ingest_max_ahead_seconds, budget_s=1e9
+    )
+    took = time.perf_counter() - t0
+    engine.dispose()
+    return took, gone
+
+
 def report(tag: str, sz: dict, counts: tuple, args, ref: int) -> None:
     """Print sizes and the extrapolation to 1,024 hosts x 86,400 steps: the reference hosts' raw
     rows are a fixed cost, the rest (deviating raw rows, rollups, batch keys) scales with hosts."""
@@ -191,6 +225,9 @@ def main() -> int:
     ap.add_argument("--seconds", type=int, default=1200, help="seconds of stepping at 1 step/s")
     ap.add_argument("--batch-seconds", type=int, default=1, help="a host's batch interval (agents: ~1 s)")
     ap.add_argument("--drop-rows", type=int, default=2_000_000, help="raw rows in the dropped partition")
+    ap.add_argument(
+        "--drop-keys", type=int, default=TARGET_HOSTS * DAY // 64, help="key rows past the window to prune"
+    )
     args = ap.parse_args()
 
     from sqlalchemy import text
@@ -243,6 +280,9 @@ def main() -> int:
         print(f"storage_dropped_partition_bytes={size}")
         print(f"storage_prune_day_s={prune_s:.3f}")
         print(f"storage_drop_partition_s={drop_s:.3f}")
+        took, gone = prune_keys(url, job_id, args.drop_keys)
+        print(f"storage_pruned_key_rows={gone} (batches={gone * 64})")
+        print(f"storage_prune_day_of_keys_s={took:.3f}")
     return 0
 
 
