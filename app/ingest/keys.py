@@ -62,10 +62,10 @@ def stream_key(stream: str) -> int:
     return int.from_bytes(hashlib.blake2b(stream.encode(), digest_size=8).digest(), "big", signed=True)
 
 
-def _bit(seq: int) -> int:
+def bit(seq: int) -> int:
     """The bit of ``seq`` in its row's ``seen`` as a signed 64-bit value.
 
-    >>> _bit(0), _bit(65), _bit(63)
+    >>> bit(0), bit(65), bit(63)
     (1, 2, -9223372036854775808)
     """
     k = seq % BLOCK
@@ -91,7 +91,7 @@ def claim(
     d = _prefix(digest)
     row = bytes(slot) + d + bytes((BLOCK - 1) * DIGEST_BYTES - slot)
     conn = session.connection()
-    params = (job_id, key, seq // BLOCK, _bit(seq), now, now, row, slot, d, slot + DIGEST_BYTES + 1)
+    params = (job_id, key, seq // BLOCK, bit(seq), now, now, row, slot, d, slot + DIGEST_BYTES + 1)
     return conn.exec_driver_sql(_SQL[conn.dialect.name], params).first() is not None
 
 
@@ -130,7 +130,7 @@ def stored_seqs(session: Session, job_id: int, stream: str) -> list[int]:
         .where(IngestKey.job_id == job_id, IngestKey.stream_key == stream_key(stream))
         .order_by(IngestKey.block)
     ).all()
-    return [b * BLOCK + k for b, seen in rows for k in range(BLOCK) if seen & _bit(k)]
+    return [b * BLOCK + k for b, seen in rows for k in range(BLOCK) if seen & bit(k)]
 
 
 def stored_count(session: Session) -> int:

@@ -59,23 +59,54 @@ def upgrade() -> None:
     op.drop_table("ingest_batches")
 
 
-def _move_keys() -> None:
-    """Claim every stored key again, oldest first, through the code that ingest uses."""
-    from sqlalchemy.orm import Session
-
+def _move_keys(chunk: int = 20_000) -> None:
+    """Fold the stored keys into rows of 64, as ingest writes them (app/ingest/keys.py), reading
+    them in (job, stream, seq) order so that a row is finished before the next begins: in bulk, a
+    server with weeks of pod batches (tens of millions of keys) upgrades in minutes."""
     from tpuwatch.server.ingest import keys
 
     conn = op.get_bind()
-    session = Session(bind=conn)
     rows = conn.execute(
         sa.text(
             "SELECT job_id, stream, seq, part, digest, received_at FROM ingest_batches "
-            "ORDER BY received_at, stream, seq"
-        )
+            "ORDER BY job_id, stream, seq, part"
+        ).execution_options(stream_results=True, yield_per=chunk)
     )
-    for job_id, stream, seq, part, digest, received_at in rows.fetchall():
-        keys.claim(session, job_id, stream, seq, part, digest, received_at)
-    session.flush()
+    width = keys.BLOCK * keys.DIGEST_BYTES
+    out: list[dict] = []
+    parts: list[dict] = []
+    cur: dict | None = None
+    for job_id, stream, seq, part, digest, received_at in rows:
+        sk = keys.stream_key(stream)
+        d = bytes.fromhex(digest)[: keys.DIGEST_BYTES] if digest else bytes(keys.DIGEST_BYTES)
+        if part:
+            parts.append(
+                dict(job_id=job_id, stream_key=sk, seq=seq, part=part, received_at=received_at, digest=d)
+            )
+            continue
+        block = seq // keys.BLOCK
+        if cur is None or (cur["job_id"], cur["stream_key"], cur["block"]) != (job_id, sk, block):
+            cur = dict(job_id=job_id, stream_key=sk, block=block, seen=0)
+            cur.update(first_at=received_at, last_at=received_at, digests=bytearray(width))
+            out.append(cur)
+        cur["seen"] |= keys.bit(seq)
+        cur["first_at"] = min(cur["first_at"], received_at)
+        cur["last_at"] = max(cur["last_at"], received_at)
+        slot = (seq % keys.BLOCK) * keys.DIGEST_BYTES
+        cur["digests"][slot : slot + keys.DIGEST_BYTES] = d
+        if len(out) > chunk:
+            _insert(conn, out[:-1], parts)
+            out, parts = out[-1:], []
+    _insert(conn, out, parts)
+
+
+def _insert(conn, blocks: list[dict], parts: list[dict]) -> None:
+    meta = sa.MetaData()
+    if blocks:
+        table = sa.Table("ingest_keys", meta, autoload_with=conn)
+        conn.execute(table.insert(), [dict(b, digests=bytes(b["digests"])) for b in blocks])
+    if parts:
+        conn.execute(sa.Table("ingest_parts", meta, autoload_with=conn).insert(), parts)
 
 
 def downgrade() -> None:
