@@ -108,6 +108,7 @@ def drop_day(url: str, job_id: int, n: int) -> tuple[float, float, int]:
 
     from tpuwatch.server.db import make_engine, make_sessionmaker, transaction
     from tpuwatch.server.series import partitions
+    from tpuwatch.server.series.rollups import COLUMNS as ROLLUP_COLUMNS
     from tpuwatch.server.series.rollups import prune_raw_steps
 
     engine = make_engine(url)
@@ -125,7 +126,8 @@ def drop_day(url: str, job_id: int, n: int) -> tuple[float, float, int]:
         )
         c.execute(
             text(
-                "INSERT INTO step_rollups SELECT job_id, 0, host_index, step - step % 16, count(*), "
+                f"INSERT INTO step_rollups ({', '.join(ROLLUP_COLUMNS)}) "
+                "SELECT job_id, 0, host_index, step - step % 16, count(*), "
                 "sum(duration), min(duration), max(duration), min(step), max(step), sum(input_wait), "
                 "max(input_wait), max(step), max(ts) FROM steps WHERE host_index >= 100 "
                 "GROUP BY job_id, host_index, step - step % 16"
