@@ -179,6 +179,10 @@ def _pin(pid: int, cpus: set[int]) -> None:
         os.sched_setaffinity(int(task), cpus)
 
 
+def _log_tail(tmp: str, size: int) -> bytes:
+    return Path(f"{tmp}/data/server.log").read_bytes()[-size:]
+
+
 def run_one(db: str, agents: int, seconds: float, burst: int, pin: bool = False) -> None:
     label = f"pod_{db}"
     run_id = uuid.uuid4().hex
@@ -190,15 +194,6 @@ def run_one(db: str, agents: int, seconds: float, burst: int, pin: bool = False)
             upgrade(db_url)
             token = make_token(db_url)
             with server_process(db_url, f"{tmp}/data", {"PYTHONFAULTHANDLER": "1"}) as (url, server):
-                # Read the server's log as it comes: a full pipe would stall its every thread.
-                log_tail = bytearray()
-
-                def keep_log() -> None:
-                    for line in server.stderr:
-                        log_tail.extend(line)
-                        del log_tail[:-200_000]
-
-                threading.Thread(target=keep_log, daemon=True).start()
                 everyone = os.sched_getaffinity(0)
                 agent_cpus = everyone - {min(everyone)} if pin and len(everyone) > 1 else everyone
                 if pin and len(everyone) > 1:
@@ -259,7 +254,8 @@ def run_one(db: str, agents: int, seconds: float, burst: int, pin: bool = False)
                     server.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER: every thread's stack
                     server.wait(10)
                     time.sleep(1)
-                    Path("tpuwatch-bench-pod-stuck.txt").write_bytes(bytes(log_tail[-50_000:]))
+                    Path("tpuwatch-bench-pod-stuck.txt").write_bytes(_log_tail(tmp, 50_000))
+            log_tail = _log_tail(tmp, 200_000)  # the server's stderr (bench/common.py)
 
     total = lambda key: sum(o.get(key, 0) for o in outs)  # noqa: E731
     pinned = " server_pinned_to_one_cpu" if pin else ""

@@ -2,13 +2,16 @@
 
 A job of ``--hosts`` hosts steps once a second for ``--seconds`` seconds; every host sends a batch
 every ``--batch-seconds`` through the real ingest service (storage thinning included: every step of
-hosts 0-7, only the deviating steps of the others, rollups for all). The bytes each table holds
-(``pg_total_relation_size``: heap, indexes, TOAST; after VACUUM) are divided by the host-steps
-stored and extrapolated to 1,024 hosts for a day: the reference hosts' raw rows are a fixed cost
-(8 hosts), everything else scales with the host count. Then a past day's partition is filled with
-``--drop-rows`` raw rows (and their rollups) and dropped by ``prune_raw_steps``.
+hosts 0-7, only the deviating steps of the others, rollups for all). As agents do: a batch a
+second (agent/sender.py's ``Pace``: 1 s, +/-25%, longer only under push-back), each process its
+own 32-hex-digit stream, every batch with its SHA-256. The bytes each table holds
+(``pg_total_relation_size``: heap, indexes, TOAST; after VACUUM, less what the empty table took) are
+divided by the host-steps stored and extrapolated to 1,024 hosts for a day: the reference hosts'
+raw rows are a fixed cost (8 hosts), everything else scales with the host count. Then a past day's
+partition is filled with ``--drop-rows`` raw rows (and their rollups) and dropped by
+``prune_raw_steps``, and ``--drop-keys`` batch-key rows past the ingest window are pruned.
 
-    python bench/bench_storage.py [--hosts 64] [--seconds 1200] [--batch-seconds 10]
+    python bench/bench_storage.py [--hosts 64] [--seconds 1200] [--batch-seconds 1]
 
 Targets: a 1,024-host job at 1 step/s <= 2 GB a day; dropping a day's partition < 10 s.
 """
@@ -16,6 +19,7 @@ Targets: a 1,024-host job at 1 step/s <= 2 GB a day; dropping a day's partition 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import sys
 import time
@@ -27,7 +31,7 @@ from bench.common import fresh_postgres  # noqa: E402
 
 DAY = 86400
 TARGET_HOSTS = 1024
-TABLES = ("steps", "step_rollups", "job_hosts", "jobs", "ingest_batches")
+TABLES = ("steps", "step_rollups", "job_hosts", "jobs", "ingest_keys", "ingest_parts")
 
 
 def fill(url: str, hosts: int, seconds: int, every: int, seed: int = 3) -> tuple[int, float]:
@@ -42,6 +46,8 @@ def fill(url: str, hosts: int, seconds: int, every: int, seed: int = 3) -> tuple
     with transaction(sessions) as s:
         principal = authenticate(s, create_token(s, "bench"))
     rng = random.Random(seed)
+    # As agents name them: a random 32-hex-digit stream per process, seq counting its batches.
+    streams = [f"{rng.getrandbits(128):032x}" for _ in range(hosts)]
     t0 = time.time() - seconds - 60
     job_id = 0
     started = time.perf_counter()
@@ -56,11 +62,12 @@ def fill(url: str, hosts: int, seconds: int, every: int, seed: int = 3) -> tuple
                 rows.append((i, t0 + i + 1, d, w))
             run = RunInfo.model_construct(run_id="pod", job="pod-bench", host=h, attrs={})
             batch = Batch.model_construct(
-                v=1, stream=f"pod-{h}", seq=lo, part="", run=run, sent_at=None,
+                v=1, stream=streams[h], seq=lo // every, part="", run=run, sent_at=None,
                 steps=rows, events=[], metrics=[], dropped=0,
             )  # fmt: skip
+            digest = hashlib.sha256(f"{streams[h]}:{lo}".encode()).hexdigest()
             with transaction(sessions) as s:
-                job_id = ingest(s, principal, batch).job_id
+                job_id = ingest(s, principal, batch, digest).job_id
     rate = hosts * seconds / (time.perf_counter() - started)
     engine.dispose()
     return job_id, rate
@@ -84,6 +91,10 @@ def sizes(conn) -> dict[str, int]:
     return out
 
 
+def net(sz: dict[str, int], empty: dict[str, int]) -> dict[str, int]:
+    return {t: max(0, sz[t] - empty[t]) for t in sz}
+
+
 def rows(conn, table: str, where: str = "") -> int:
     from sqlalchemy import text
 
@@ -97,6 +108,7 @@ def drop_day(url: str, job_id: int, n: int) -> tuple[float, float, int]:
 
     from tpuwatch.server.db import make_engine, make_sessionmaker, transaction
     from tpuwatch.server.series import partitions
+    from tpuwatch.server.series.rollups import COLUMNS as ROLLUP_COLUMNS
     from tpuwatch.server.series.rollups import prune_raw_steps
 
     engine = make_engine(url)
@@ -114,7 +126,8 @@ def drop_day(url: str, job_id: int, n: int) -> tuple[float, float, int]:
         )
         c.execute(
             text(
-                "INSERT INTO step_rollups SELECT job_id, 0, host_index, step - step % 16, count(*), "
+                f"INSERT INTO step_rollups ({', '.join(ROLLUP_COLUMNS)}) "
+                "SELECT job_id, 0, host_index, step - step % 16, count(*), "
                 "sum(duration), min(duration), max(duration), min(step), max(step), sum(input_wait), "
                 "max(input_wait), max(step), max(ts) FROM steps WHERE host_index >= 100 "
                 "GROUP BY job_id, host_index, step - step % 16"
@@ -148,6 +161,39 @@ def drop_day(url: str, job_id: int, n: int) -> tuple[float, float, int]:
     return prune_s, drop_s, size
 
 
+def prune_keys(url: str, job_id: int, n: int) -> tuple[float, int]:
+    """Fill ``n`` key rows of batches past the ingest window (``n`` = a day of a 1,024-host pod by
+    default), then time their pruning in rounds as the alert loop's leader does it."""
+    from sqlalchemy import text
+
+    from tpuwatch.server.db import make_engine, make_sessionmaker
+    from tpuwatch.server.ingest import keys
+    from tpuwatch.server.settings import Settings
+
+    st = Settings()
+    old = keys.window_cutoff(st.ingest_max_age_days, st.ingest_max_ahead_seconds, time.time()) - DAY
+    engine = make_engine(url)
+    with engine.begin() as c:
+        c.execute(
+            text(
+                "INSERT INTO ingest_keys (job_id, stream_key, block, seen, first_at, last_at, digests) "
+                "SELECT :j, g / 1350, g % 1350, -1, :t + g * 0.06, :t + g * 0.06 + 60, "
+                "CAST(md5(g::text) AS bytea) || CAST(repeat('x', :d - 32) AS bytea) "
+                "FROM generate_series(0, :n - 1) g"
+            ),
+            {"j": job_id, "t": old, "n": n, "d": keys.BLOCK * keys.DIGEST_BYTES},
+        )
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+        c.execute(text("VACUUM ANALYZE ingest_keys"))
+    t0 = time.perf_counter()
+    gone = keys.prune_past_window(
+        make_sessionmaker(engine), st.ingest_max_age_days, st.ingest_max_ahead_seconds, budget_s=1e9
+    )
+    took = time.perf_counter() - t0
+    engine.dispose()
+    return took, gone
+
+
 def report(tag: str, sz: dict, counts: tuple, args, ref: int) -> None:
     """Print sizes and the extrapolation to 1,024 hosts x 86,400 steps: the reference hosts' raw
     rows are a fixed cost, the rest (deviating raw rows, rollups, batch keys) scales with hosts."""
@@ -155,7 +201,7 @@ def report(tag: str, sz: dict, counts: tuple, args, ref: int) -> None:
     host_steps = args.hosts * args.seconds
     per_raw_row = sz["steps"] / max(1, raw_ref + raw_other)
     per_rollup = sz["step_rollups"] / max(1, n_rollups)
-    per_batch = sz["ingest_batches"] / max(1, n_batches)
+    per_batch = (sz["ingest_keys"] + sz["ingest_parts"]) / max(1, n_batches)
     for t in TABLES:
         print(f"storage_{tag}_{t}_bytes={sz[t]}")
     print(f"storage_{tag}_bytes_per_raw_row={per_raw_row:.1f}")
@@ -179,29 +225,40 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hosts", type=int, default=64)
     ap.add_argument("--seconds", type=int, default=1200, help="seconds of stepping at 1 step/s")
-    ap.add_argument("--batch-seconds", type=int, default=10, help="how often each host sends a batch")
+    ap.add_argument("--batch-seconds", type=int, default=1, help="a host's batch interval (agents: ~1 s)")
     ap.add_argument("--drop-rows", type=int, default=2_000_000, help="raw rows in the dropped partition")
+    ap.add_argument(
+        "--drop-keys", type=int, default=TARGET_HOSTS * DAY // 64, help="key rows past the window to prune"
+    )
     args = ap.parse_args()
 
     from sqlalchemy import text
+    from sqlalchemy.orm import Session
 
     from tpuwatch.server.db import make_engine, upgrade
+    from tpuwatch.server.ingest import keys
     from tpuwatch.server.series.thinning import FULL_STEP_HOSTS
 
     with fresh_postgres() as url:
         upgrade(url)
+        engine = make_engine(url)
+        with engine.connect() as c:
+            empty = sizes(c)  # the empty tables' pages (index roots, BRIN maps): no cost per step
+        engine.dispose()
         job_id, rate = fill(url, args.hosts, args.seconds, args.batch_seconds)
         engine = make_engine(url)
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
             c.execute(text("VACUUM ANALYZE"))
-            sz = sizes(c)
+            sz = net(sizes(c), empty)
             host_steps = args.hosts * args.seconds
             ref = min(args.hosts, FULL_STEP_HOSTS)
             raw_ref = rows(c, "steps", f"WHERE host_index < {FULL_STEP_HOSTS}")
             raw_other = rows(c, "steps", f"WHERE host_index >= {FULL_STEP_HOSTS}")
             n_rollups = rows(c, "step_rollups")
-            n_batches = rows(c, "ingest_batches")
+            with Session(bind=c) as s:
+                n_batches = keys.stored_count(s)
         engine.dispose()
+        print(f"storage_empty_tables_bytes={sum(empty.values())} (subtracted below: a fixed cost)")
         print(f"storage_hosts={args.hosts}")
         print(f"storage_host_steps={host_steps}")
         print(f"storage_ingest_host_steps_per_s={rate:.0f}")
@@ -209,6 +266,7 @@ def main() -> int:
         print(f"storage_raw_rows_other_hosts={raw_other}")
         print(f"storage_rollup_rows={n_rollups}")
         print(f"storage_batch_seconds={args.batch_seconds}")
+        print(f"storage_batches={n_batches}")
         counts = (raw_ref, raw_other, n_rollups, n_batches)
         report("after_vacuum", sz, counts, args, ref)
         # VACUUM FULL rewrites the tables without the dead row versions the rollups' upserts leave
@@ -216,7 +274,7 @@ def main() -> int:
         engine = make_engine(url)
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
             c.execute(text("VACUUM FULL"))
-            sz = sizes(c)
+            sz = net(sizes(c), empty)
         engine.dispose()
         report("live", sz, counts, args, ref)
         prune_s, drop_s, size = drop_day(url, job_id, args.drop_rows)
@@ -224,6 +282,9 @@ def main() -> int:
         print(f"storage_dropped_partition_bytes={size}")
         print(f"storage_prune_day_s={prune_s:.3f}")
         print(f"storage_drop_partition_s={drop_s:.3f}")
+        took, gone = prune_keys(url, job_id, args.drop_keys)
+        print(f"storage_pruned_key_rows={gone} (batches={gone * 64})")
+        print(f"storage_prune_day_of_keys_s={took:.3f}")
     return 0
 
 

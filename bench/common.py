@@ -47,8 +47,14 @@ def fresh_postgres():
 
 @contextmanager
 def server_process(db_url: str, data_dir: str, extra_env: dict | None = None):
-    """`tpuwatch server` in a subprocess; yields (base URL, Popen)."""
+    """`tpuwatch server` in a subprocess; yields (base URL, Popen).
+
+    Its stderr goes to ``server.log`` in ``data_dir``, not to a pipe: nobody reads a pipe while the
+    benchmark runs, and a server that logs enough would block on a full one."""
     port = free_port()
+    os.makedirs(data_dir, exist_ok=True)
+    log_path = os.path.join(data_dir, "server.log")
+    log_file = open(log_path, "wb")  # noqa: SIM115 - closed when the server is done
     env = dict(os.environ, TPUWATCH_DATA_DIR=data_dir, **(extra_env or {}))
     proc = subprocess.Popen(
         [
@@ -65,7 +71,7 @@ def server_process(db_url: str, data_dir: str, extra_env: dict | None = None):
         ],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log_file,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -75,13 +81,23 @@ def server_process(db_url: str, data_dir: str, extra_env: dict | None = None):
             break
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"server did not start: {proc.stderr.read().decode()[-2000:]}") from None
+                proc.kill()
+                proc.wait(20)
+                log_file.close()
+                raise RuntimeError(f"server did not start: {_tail(log_path)}") from None
             time.sleep(0.1)
     try:
         yield url, proc
     finally:
         proc.terminate()
         proc.wait(20)
+        log_file.close()
+
+
+def _tail(path: str, size: int = 2000) -> str:
+    with open(path, "rb") as f:
+        f.seek(max(0, os.path.getsize(path) - size))
+        return f.read().decode(errors="replace")
 
 
 def make_token(db_url: str, project: str = "bench") -> str:

@@ -20,11 +20,13 @@ from tpuwatch.server.alerts.delivery import deliver_due
 from tpuwatch.server.alerts.evaluator import Evaluator
 from tpuwatch.server.alerts.leader import Leadership
 from tpuwatch.server.db import transaction
+from tpuwatch.server.ingest import keys
 from tpuwatch.server.series import partitions
 from tpuwatch.server.settings import Settings
 
 log = logging.getLogger("tpuwatch.alerts")
-PARTITIONS_EVERY_S = 3600.0  # the leader makes sure the next days' step partitions exist this often
+PARTITIONS_EVERY_S = 3600.0  # the leader makes sure the next days' step partitions exist (and
+# prunes batch keys past the ingest window) this often
 
 
 class AlertRunner:
@@ -53,6 +55,10 @@ class AlertRunner:
                 made = partitions.ensure(session.connection())
             if made:
                 log.info("steps: created partitions %s", ", ".join(made))
+            st = self.settings
+            gone = keys.prune_past_window(self.factory, st.ingest_max_age_days, st.ingest_max_ahead_seconds)
+            if gone:
+                log.info("ingest: pruned %d batch-key rows past the ingest window", gone)
             self.partitions_at = time.monotonic()
         with transaction(self.factory) as session:
             self.evaluator.evaluate(session, time.time())

@@ -12,12 +12,13 @@ from sqlalchemy.orm import Session
 
 from tpuwatch.server.auth.principal import Principal
 from tpuwatch.server.db import bulk_insert, insert_ignore
+from tpuwatch.server.ingest import keys
 from tpuwatch.server.ingest.schemas import Batch, IngestResult
 from tpuwatch.server.jobs.label import KEY as LABEL_KEY
 from tpuwatch.server.jobs.label import label_attrs
 from tpuwatch.server.jobs.silent import record_divergence
 from tpuwatch.server.logs.service import store_lines
-from tpuwatch.server.models import Event, IngestBatch, IngestDrop, Job, JobHost
+from tpuwatch.server.models import Event, IngestDrop, Job, JobHost
 from tpuwatch.server.series.rollups import write_rollups
 from tpuwatch.server.series.thinning import Reference, keep_rows, keeps_every_step
 from tpuwatch.server.triage.service import classify_events
@@ -98,16 +99,7 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
     reuses a stored key: the first copy is kept either way, and a conflict is counted and logged."""
     now = time.time()
     job_id = upsert_job(session, principal.project_id, batch, now)
-    key = dict(
-        stream=batch.stream,
-        seq=batch.seq,
-        part=batch.part,
-        job_id=job_id,
-        received_at=now,
-        events=batch.size,
-        digest=digest,
-    )
-    if not insert_ignore(session, IngestBatch.__table__, key, ["stream", "seq", "part"]):
+    if not keys.claim(session, job_id, batch.stream, batch.seq, batch.part, digest, now):
         return _duplicate(session, job_id, batch, digest)
     upsert_host(session, job_id, batch, now)
     host = batch.run.host
@@ -158,12 +150,8 @@ def _reference(session: Session, job_id: int) -> Reference:
 
 
 def _duplicate(session: Session, job_id: int, batch: Batch, digest: str | None) -> IngestResult:
-    stored = session.scalar(
-        select(IngestBatch.digest).where(
-            IngestBatch.stream == batch.stream, IngestBatch.seq == batch.seq, IngestBatch.part == batch.part
-        )
-    )
-    if digest is None or stored is None or stored == digest:
+    stored = keys.stored_digest(session, job_id, batch.stream, batch.seq, batch.part)
+    if digest is None or stored is None or keys.same_content(digest, stored):
         return IngestResult(job_id=job_id, stored=0, duplicate=True, detail="duplicate batch")
     session.execute(
         update(Job).where(Job.id == job_id).values(conflicting_batches=Job.conflicting_batches + 1)

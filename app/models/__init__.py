@@ -6,7 +6,7 @@ every table in ``Base.metadata``, which is what Alembic compares the migrations 
 """
 
 from tpuwatch.server.models.alerts import Alert, AlertChannel, AlertDelivery, AlertLog
-from tpuwatch.server.models.jobs import Event, IngestBatch, IngestDrop, Job, JobHost
+from tpuwatch.server.models.jobs import Event, IngestDrop, IngestKey, IngestPart, Job, JobHost
 from tpuwatch.server.models.projects import ApiToken, Project, WebSession
 from tpuwatch.server.models.series import LEVEL_WIDTHS, LogLine, Metric, Step, StepRollup
 
@@ -18,8 +18,9 @@ __all__ = [
     "AlertLog",
     "ApiToken",
     "Event",
-    "IngestBatch",
     "IngestDrop",
+    "IngestKey",
+    "IngestPart",
     "Job",
     "JobHost",
     "LogLine",

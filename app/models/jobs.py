@@ -11,6 +11,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -102,19 +103,44 @@ class Event(Base):
     data: Mapped[dict | None] = mapped_column(JSON, nullable=True)
 
 
-class IngestBatch(Base):
-    """Which batches are stored: the key that makes redelivery harmless."""
+class IngestKey(Base):
+    """Which batches are stored, 64 sequence numbers of a stream to a row: the keys that make
+    redelivery harmless (app/ingest/keys.py). A pod sends a batch per host per second; a row per
+    batch would outweigh the steps it guards.
 
-    __tablename__ = "ingest_batches"
+    ``stream_key`` is 8 bytes of BLAKE2b of the agent's stream name (unique within a job: two of a
+    job's few thousand streams colliding is a 1-in-10^13 chance); bit ``seq % 64`` of ``seen`` says
+    batch ``seq`` is stored and ``digests`` holds the first bytes of each one's SHA-256 at its slot.
+    """
 
-    stream: Mapped[str] = mapped_column(String(64), primary_key=True)
+    __tablename__ = "ingest_keys"
+    __table_args__ = (
+        # Retention walks rows by age; BRIN: a few pages for rows that arrive in time order.
+        Index("ix_ingest_keys_first_at", "first_at", postgresql_using="brin"),
+    )
+
+    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True)
+    stream_key: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    block: Mapped[int] = mapped_column(BigInteger, primary_key=True)  # seq // 64
+    seen: Mapped[int] = mapped_column(BigInteger)  # bit seq % 64 (bit 63 is the sign bit)
+    first_at: Mapped[float] = mapped_column(Float)  # when the row's first batch came
+    last_at: Mapped[float] = mapped_column(Float)  # ...and its latest
+    digests: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class IngestPart(Base):
+    """The key of a part of a split batch (the agent halves a batch the server refused as too
+    large; ``part`` is the path of halvings, ``"01"``): rare, so a row each."""
+
+    __tablename__ = "ingest_parts"
+    __table_args__ = (Index("ix_ingest_parts_received_at", "received_at"),)
+
+    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), primary_key=True)
+    stream_key: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    part: Mapped[str] = mapped_column(String(32), primary_key=True, default="")
-    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    part: Mapped[str] = mapped_column(String(32), primary_key=True)
     received_at: Mapped[float] = mapped_column(Float)
-    events: Mapped[int] = mapped_column(Integer)
-    # SHA-256 of the batch as received (decoded): a redelivery must carry the very same content.
-    digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    digest: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class IngestDrop(Base):

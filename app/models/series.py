@@ -4,6 +4,7 @@ to draw."""
 from __future__ import annotations
 
 from sqlalchemy import (
+    REAL,
     BigInteger,
     Float,
     ForeignKey,
@@ -71,12 +72,13 @@ class StepRollup(Base):
     bucket: Mapped[int] = mapped_column(BigInteger, primary_key=True)  # first step of the bucket
     n: Mapped[int] = mapped_column(Integer)
     sum_duration: Mapped[float] = mapped_column(Float)
-    min_duration: Mapped[float] = mapped_column(Float)
-    max_duration: Mapped[float] = mapped_column(Float)
+    # The extremes are single step times, 4-byte floats (migration 0601 says why); sums stay 8-byte.
+    min_duration: Mapped[float] = mapped_column(REAL)
+    max_duration: Mapped[float] = mapped_column(REAL)
     min_step: Mapped[int] = mapped_column(BigInteger)  # the step of min_duration
     max_step: Mapped[int] = mapped_column(BigInteger)  # the step of max_duration
     sum_wait: Mapped[float] = mapped_column(Float)
-    max_wait: Mapped[float] = mapped_column(Float)
+    max_wait: Mapped[float] = mapped_column(REAL)
     max_wait_step: Mapped[int] = mapped_column(BigInteger)
     last_ts: Mapped[float] = mapped_column(Float)
 

@@ -11,7 +11,8 @@ from tests.conftest import make_token
 from tests.reliability.spooling import make_batch
 from tpuwatch.sender import Sender, merge_batches
 from tpuwatch.server.db import transaction
-from tpuwatch.server.models import IngestBatch, Job, Step
+from tpuwatch.server.ingest import keys
+from tpuwatch.server.models import Job, Step
 from tpuwatch.spool import Spool, SpoolWriter
 from tpuwatch.transport import HttpTransport
 
@@ -55,9 +56,9 @@ def test_one_request_per_segment_and_a_bad_batch_among_them_costs_only_itself(
         sender.transport.close()
     with transaction(sessions) as s:
         steps = list(s.scalars(select(Step.step).order_by(Step.step)))
-        keys = list(s.scalars(select(IngestBatch.seq).order_by(IngestBatch.seq)))
+        seqs = keys.stored_seqs(s, s.scalar(select(Job.id)), "s0")
     assert steps == [*range(1, 21), *range(31, 51)]  # every batch but the bad one, once
-    assert keys == [0, 1, 3, 4]  # the merged request was refused whole, then each went alone
+    assert seqs == [0, 1, 3, 4]  # the merged request was refused whole, then each went alone
     assert sender.stats.rejected_batches == 1 and len(sender.stats.errors) == 1
 
 
@@ -81,5 +82,5 @@ def test_a_segment_sent_again_after_its_answer_was_lost_is_stored_once(live_serv
     assert duplicates == [0, 1]
     with transaction(sessions) as s:
         assert list(s.scalars(select(Step.step).order_by(Step.step))) == list(range(1, 41))
-        assert list(s.scalars(select(IngestBatch.seq))) == [0]  # one request, one key
+        assert keys.stored_seqs(s, s.scalar(select(Job.id)), "s0") == [0]  # one request, one key
         assert list(s.scalars(select(Job.conflicting_batches))) == [0]  # the copy was the same bytes

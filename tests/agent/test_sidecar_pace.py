@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import func, select
-
 from tests.agent.test_sidecar import sidecar
 from tests.conftest import make_token, start_server
 from tests.helpers import api, wait_for_job
 from tpuwatch.runmeta import PACE_FILE
-from tpuwatch.server.models import IngestBatch
+from tpuwatch.server.ingest import keys
 
 SECONDS = 7
 
@@ -56,9 +54,7 @@ def test_the_child_under_the_sidecar_writes_a_batch_per_interval_the_server_aske
     assert paces == ["3.000"]  # the sidecar passed the server's pace down to its child
     assert job["steps"] > 100  # about 20 steps a second for 7 s, every one stored
     with sessions() as s:
-        batches = s.scalar(
-            select(func.count()).select_from(IngestBatch).where(IngestBatch.job_id == job["id"])
-        )
+        batches = keys.stored_count(s)  # this test's database holds this job only
     # A batch every 0.25 s from the child alone would be ~28; at one per ~3 s from each of the
     # child and its sidecar (plus their first and last) it is about a dozen.
     assert batches <= 14, batches

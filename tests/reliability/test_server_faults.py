@@ -21,14 +21,15 @@ from tests.reliability.spooling import fill_spool, make_batch
 from tpuwatch.monitor import Monitor
 from tpuwatch.sender import Backoff, Pace, Sender
 from tpuwatch.server.db import transaction
-from tpuwatch.server.models import IngestBatch, Step
+from tpuwatch.server.ingest import keys
+from tpuwatch.server.models import Job, Step
 from tpuwatch.spool import Spool
 from tpuwatch.transport import HttpTransport
 
 
 def _counts(sessions) -> tuple[int, int]:
     with transaction(sessions) as s:
-        return s.scalar(select(func.count(Step.id))), s.scalar(select(func.count()).select_from(IngestBatch))
+        return s.scalar(select(func.count(Step.id))), keys.stored_count(s)
 
 
 def test_a_batch_whose_answer_is_cut_off_is_stored_exactly_once_after_the_retry(
@@ -161,14 +162,9 @@ def test_a_backlog_built_while_the_server_was_down_arrives_in_order_and_once(set
         server.stop()
     with transaction(sessions) as s:
         steps = list(s.scalars(select(Step.step).order_by(Step.id)))
-        seqs = list(
-            s.scalars(
-                select(IngestBatch.seq)
-                .where(IngestBatch.stream == mon.stream)
-                .order_by(IngestBatch.received_at, IngestBatch.seq)
-            )
-        )
+        job_id = s.scalar(select(Job.id).where(Job.name == "backlog"))
+        seqs = keys.stored_seqs(s, job_id, mon.stream)
     assert steps == list(range(1, total + 1))  # in order, none lost, none doubled
-    # A request carries the batches of one spool segment under the first one's number: numbers
-    # rise in the order they were stored, each once.
+    # A request carries the batches of one spool segment under the first one's number: each
+    # number stored once, the first batch's among them.
     assert seqs == sorted(set(seqs)) and seqs[0] == 0 and len(seqs) > 5

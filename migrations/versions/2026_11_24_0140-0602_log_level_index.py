@@ -1,8 +1,8 @@
 """log_lines: an index on (job_id, level, id), so the job page's "warnings and errors" and
 "errors" filters read the matching lines of a long log, not all of them
 
-Revision ID: 0600_log_level_index
-Revises: 0500_metric_steps
+Revision ID: 0602_log_level_index
+Revises: 0601_rollups_narrow
 Create Date: 2026-11-24 01:30:00
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0600_log_level_index"
-down_revision: str | Sequence[str] | None = "0500_metric_steps"
+revision: str = "0602_log_level_index"
+down_revision: str | Sequence[str] | None = "0601_rollups_narrow"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
