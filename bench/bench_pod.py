@@ -179,6 +179,30 @@ def _pin(pid: int, cpus: set[int]) -> None:
         os.sched_setaffinity(int(task), cpus)
 
 
+def _pin_local_postgres(cpus: set[int]) -> dict[int, set[int]]:
+    """Put this machine's PostgreSQL processes (and, through the postmaster, the backends it
+    forks) on ``cpus`` beside the server; returns what to restore."""
+    before = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() not in ("postgres", "postmaster"):
+                    continue
+            before[int(pid)] = os.sched_getaffinity(int(pid))
+            os.sched_setaffinity(int(pid), cpus)
+        except OSError:
+            continue
+    return before
+
+
+def _restore(affinities: dict[int, set[int]]) -> None:
+    for pid, cpus in affinities.items():
+        try:
+            os.sched_setaffinity(pid, cpus)
+        except OSError:
+            pass
+
+
 def _log_tail(tmp: str, size: int) -> bytes:
     return Path(f"{tmp}/data/server.log").read_bytes()[-size:]
 
@@ -196,12 +220,18 @@ def run_one(db: str, agents: int, seconds: float, burst: int, pin: bool = False)
             with server_process(db_url, f"{tmp}/data", {"PYTHONFAULTHANDLER": "1"}) as (url, server):
                 everyone = os.sched_getaffinity(0)
                 agent_cpus = everyone - {min(everyone)} if pin and len(everyone) > 1 else everyone
+                restore: dict[int, set[int]] = {}
                 if pin and len(everyone) > 1:
                     _pin(server.pid, {min(everyone)})
+                    if db == "postgresql" and ("127.0.0.1" in db_url or "localhost" in db_url):
+                        restore = _pin_local_postgres({min(everyone)})  # the database is the server's
                 cpu0, _ = _proc_usage(server.pid)
                 watch = Watch(url, token, db_url, run_id, server.pid)
                 watch.start()
                 t0 = time.monotonic()
+                import resource
+
+                children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 procs = []
                 for first in range(0, agents, HOSTS_PER_PROCESS):
                     n = min(HOSTS_PER_PROCESS, agents - first)
@@ -214,6 +244,11 @@ def run_one(db: str, agents: int, seconds: float, burst: int, pin: bool = False)
                 for p in procs:
                     out = p.communicate(timeout=seconds + 300)[0].strip().splitlines()
                     outs.append(json.loads(out[-1]) if out else {})
+                children1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                agents_cpu = sum(
+                    getattr(children1, f) - getattr(children0, f) for f in ("ru_utime", "ru_stime")
+                )
+                agents_wall = time.monotonic() - t0
                 # The agents' processes exit once their monitors closed (delivered what was left).
                 ended = max(o.get("stepped_until", 0) for o in outs) or time.time()
                 expected = agents * round(seconds * 2)
@@ -244,6 +279,7 @@ def run_one(db: str, agents: int, seconds: float, burst: int, pin: bool = False)
                     except httpx.HTTPError:
                         pass
 
+                _restore(restore)
                 t_term = time.monotonic()
                 server.send_signal(signal.SIGTERM)
                 try:
@@ -258,7 +294,7 @@ def run_one(db: str, agents: int, seconds: float, burst: int, pin: bool = False)
             log_tail = _log_tail(tmp, 200_000)  # the server's stderr (bench/common.py)
 
     total = lambda key: sum(o.get(key, 0) for o in outs)  # noqa: E731
-    pinned = " server_pinned_to_one_cpu" if pin else ""
+    pinned = " server_and_database_pinned_to_one_cpu" if pin else ""
     print(f"{label}_agents={agents} processes={len(procs)} seconds={seconds:g}{pinned}")
     print(
         f"{label}_steps_expected={expected} stored={stored} hosts={hosts} "
@@ -276,6 +312,11 @@ def run_one(db: str, agents: int, seconds: float, burst: int, pin: bool = False)
     print(
         f"{label}_pace_asked_s median={_quantile(watch.pace, 0.5):.2f} max={max(watch.pace, default=0):.2f} "
         f"server_cpu_ms_per_batch={watch.cpu_per_batch:.2f}"
+    )
+    print(
+        f"{label}_agents_cpu_cores={agents_cpu / agents_wall:.2f} of {len(agent_cpus)} cpu(s) "
+        f"({agents_cpu / agents_wall / len(agent_cpus):.0%} busy: above ~90% the agents, not the server, "
+        "set the delay)"
     )
     print(f"{label}_server_cpu_cores={(cpu1 - cpu0) / wall:.2f} rss_max_mb={watch.rss_max / 2**20:.0f}")
     print(
