@@ -82,6 +82,16 @@ async def ingest(request: Request, settings: SettingsDep):
 
 
 def _store(request: Request, settings: Settings, token: str, body: bytes) -> IngestResult:
+    started = time.thread_time()  # this thread's CPU: what the batch costs, for the pace (ops/pacing.py)
+    try:
+        return _checked_and_stored(request, settings, token, body)
+    finally:
+        pacing = getattr(request.app.state, "pacing", None)
+        if pacing is not None:
+            pacing.spent(time.thread_time() - started)
+
+
+def _checked_and_stored(request: Request, settings: Settings, token: str, body: bytes) -> IngestResult:
     # SQLite takes one writer at a time: waiting here, in order, beats its busy handler's sleeps.
     with request.app.state.ingest_lock, transaction(request.app.state.sessions) as session:
         principal = checked_principal(request, session, token)

@@ -9,23 +9,29 @@ not: how many hosts are sending and what a batch costs it. So it tells them:
     interval = hosts seen sending lately x CPU seconds per batch / cpu_budget
 
 times a pressure factor, bounded to ``[floor, cap]``. ``cpu_budget`` is the share of one core
-that agents' batches may take (the rest is for pages, the API and the alert loop). The cost per
-batch is measured, not configured: process CPU time over the batches served since the last estimate
-(pages served in between count too, which errs on the slow side); until enough batches came to
-measure it, a prior of 3 ms is assumed, so that a slice starting all at once is spread from its
-first answers. CPU is not all a batch needs: a machine whose cores are taken by others, or a slow
-database, keeps batches waiting at the gate. So each estimate in which the gate had to refuse
-batches raises the pressure factor by half (up to 4), and each calm one lowers it by a fifth.
-Small jobs get the floor, as before.
+that agents' batches may take (the rest is for pages, the API and the alert loop).
+
+The cost per batch is measured, not configured: the worker thread's CPU time while it checks and
+stores the batch (``spent``), plus ``FRAMEWORK_S`` for what the event loop does around it (HTTP,
+middleware, reading the body: ~1 ms measured per small POST). Only the batches' own CPU counts:
+charging them the process's (the alert loop, pages) would make each batch look dearer as batches
+grow fewer, and the interval would run away to its cap. Until enough batches came, a prior of 3 ms
+is assumed, so that a slice starting all at once is spread from its first answers.
+
+CPU is not all a batch needs: a machine whose cores are taken by others, or a slow database, keeps
+batches waiting at the gate. So each estimate in which the gate had to refuse batches raises the
+pressure factor by half (up to 4), and each calm one lowers it by a fifth. Small jobs get the
+floor, as before.
 
 The interval travels in the ``X-Tpuwatch-Pace`` response header of every ingest answer (and sets
 ``Retry-After`` on a 503); agents take it as the least interval they keep (agent/sender.py, Pace).
 
->>> now, used = [0.0], [0.0]
->>> p = Pacing(cpu_budget=0.5, clock=lambda: now[0], cpu=lambda: used[0])
+>>> now = [0.0]
+>>> p = Pacing(cpu_budget=0.5, clock=lambda: now[0])
 >>> for host in range(300):
 ...     p.served(f"host-{host}")
->>> now[0], used[0] = 2.0, 0.6  # two seconds later, 0.6 CPU seconds spent on the 300 batches
+...     p.spent(0.001)  # each batch took 1 ms of a worker thread's CPU (+ 1 ms around it)
+>>> now[0] = 2.0
 >>> p.interval()  # 300 hosts x 2 ms a batch / half a core
 1.2
 """
@@ -39,6 +45,7 @@ import time
 HEADER = "X-Tpuwatch-Pace"
 MAX_PRESSURE = 4.0
 PRIOR_COST_S = 0.003  # CPU per batch before any is measured (a 2-core VM serving a slice)
+FRAMEWORK_S = 0.001  # the event loop's CPU around a small ingest request (uvicorn, middleware)
 MAX_TRACKED_HOSTS = 100_000  # bounds the memory a client inventing host names can take
 
 
@@ -51,27 +58,30 @@ class Pacing:
         window: float = 30.0,
         every: float = 1.0,
         clock=time.monotonic,
-        cpu=time.process_time,
     ) -> None:
         self.cpu_budget, self.floor, self.cap, self.window, self.every = cpu_budget, floor, cap, window, every
-        self._clock, self._cpu = clock, cpu
+        self._clock = clock
         self._lock = threading.Lock()
         self._hosts: dict[str, float] = {}
-        self._served = 0
+        self._stored, self._store_cpu = 0, 0.0  # batches and their CPU since the last estimate
         self._cost = 0.0  # CPU seconds per batch, smoothed; 0 until measured
         self._refused = 0  # batches the gate refused since the last estimate
         self.pressure = 1.0
         self._interval = floor
         self._at = clock()
-        self._cpu_at = cpu()
 
     def served(self, host: str) -> None:
-        """Count one ingest answer to ``host`` (the sender's id, or its address)."""
+        """Count one ingest request from ``host`` (the sender's id, or its address)."""
         now = self._clock()
         with self._lock:
             if host in self._hosts or len(self._hosts) < MAX_TRACKED_HOSTS:
                 self._hosts[host] = now
-            self._served += 1
+
+    def spent(self, cpu_seconds: float) -> None:
+        """Count the worker-thread CPU one batch took to check and store (any thread may call)."""
+        with self._lock:
+            self._stored += 1
+            self._store_cpu += cpu_seconds
 
     def refused(self) -> None:
         """Count one batch the ingest gate had to refuse (503)."""
@@ -93,13 +103,10 @@ class Pacing:
         with self._lock:
             if now - self._at < self.every:
                 return self._interval
-            cpu = self._cpu()
-            if self._served >= 10:  # too few batches say nothing about their cost
-                cost = (cpu - self._cpu_at) / self._served
+            if self._stored >= 10:  # too few batches say little about their cost
+                cost = self._store_cpu / self._stored + FRAMEWORK_S
                 self._cost = cost if self._cost == 0.0 else 0.5 * self._cost + 0.5 * cost
-                self._served, self._cpu_at = 0, cpu
-            elif now - self._at > 4 * self.every:  # quiet: start the next estimate afresh
-                self._served, self._cpu_at = 0, cpu
+                self._stored, self._store_cpu = 0, 0.0
             stale = now - self.window
             if len(self._hosts) > 64:
                 self._hosts = {h: t for h, t in self._hosts.items() if t >= stale}

@@ -20,49 +20,65 @@ from tpuwatch.transport import PACE_HEADER, HttpTransport
 
 class Clock:
     def __init__(self) -> None:
-        self.now, self.cpu = 0.0, 0.0
+        self.now = 0.0
 
 
 def _pacing(clock: Clock, **kw) -> Pacing:
-    return Pacing(clock=lambda: clock.now, cpu=lambda: clock.cpu, **kw)
+    return Pacing(clock=lambda: clock.now, **kw)
+
+
+def _batches(pacing: Pacing, hosts: int, cpu_each: float) -> None:
+    for host in range(hosts):
+        pacing.served(f"h/{host}")
+        pacing.spent(cpu_each)
 
 
 def test_interval_is_hosts_times_cost_over_budget_within_floor_and_cap():
     clock = Clock()
     pacing = _pacing(clock, cpu_budget=0.5, cap=30.0)
-    for host in range(1024):
-        pacing.served(f"h/{host}")
-    clock.now, clock.cpu = 1.0, 3.072  # 3 ms of CPU per batch
+    _batches(pacing, 1024, 0.002)  # 2 ms in the worker thread, 1 ms around it
+    clock.now = 1.0
     assert pacing.interval() == pytest.approx(1024 * 0.003 / 0.5, abs=0.01)  # to 10 ms
     assert pacing.retry_after() == 7  # whole seconds, rounded up
 
     small = _pacing(Clock(), cpu_budget=0.5)
-    for _ in range(20):
-        small.served("only-host")
+    _batches(small, 1, 0.002)
     assert small.interval() == 1.0  # a small job keeps the floor
 
     capped = _pacing(clock := Clock(), cpu_budget=0.01, cap=12.0)
-    for host in range(500):
-        capped.served(str(host))
-    clock.now, clock.cpu = 1.0, 5.0
+    _batches(capped, 500, 0.01)
+    clock.now = 1.0
     assert capped.interval() == 12.0
 
 
-def test_hosts_that_stopped_sending_stop_counting_and_a_few_batches_say_nothing_of_cost():
+def test_hosts_that_stopped_sending_stop_counting_and_a_few_batches_say_little_of_cost():
     clock = Clock()
     pacing = _pacing(clock, cpu_budget=0.5, window=30.0)
-    for host in range(400):
-        pacing.served(str(host))
-    clock.now, clock.cpu = 1.0, 0.8  # 2 ms per batch: 400 x 2 ms / 0.5 = 1.6 s
+    _batches(pacing, 400, 0.001)  # 2 ms a batch: 400 x 2 ms / 0.5 = 1.6 s
+    clock.now = 1.0
     assert pacing.interval() == pytest.approx(1.6)
     clock.now = 40.0  # every host went quiet (the job ended)...
-    for _ in range(5):  # ...but one, whose five batches are too few to re-estimate the cost
-        pacing.served("0")
-    clock.cpu = 100.0  # CPU spent on pages meanwhile must not be charged to five batches
+    _batches(pacing, 1, 0.5)  # ...but one, whose few dear batches do not move the estimate
     assert pacing.hosts == 400
     assert pacing.interval() == 1.0
     assert pacing.hosts == 1
     assert pacing.cost == pytest.approx(0.002)
+
+
+def test_only_the_batches_own_cpu_counts_so_the_pace_cannot_run_away():
+    # The alert loop and pages take CPU too. Charged to batches, it would make each batch look
+    # dearer as batches grow fewer (a longer interval), and the interval would climb to its cap.
+    clock = Clock()
+    pacing = _pacing(clock, cpu_budget=0.5)
+    asked = []
+    for second in range(1, 30):
+        hosts_sending_now = round(1024 / max(1.0, pacing.interval()))
+        for host in range(hosts_sending_now):
+            pacing.served(f"h/{(second * 37 + host) % 1024}")
+            pacing.spent(0.002)
+        clock.now = float(second)
+        asked.append(pacing.interval())
+    assert asked[-1] == pytest.approx(1024 * 0.003 / 0.5, abs=0.2)  # steady at ~6 s, far from 30
 
 
 def test_a_slice_starting_at_once_is_spread_from_the_first_estimate_before_any_cost_is_measured():
@@ -70,7 +86,7 @@ def test_a_slice_starting_at_once_is_spread_from_the_first_estimate_before_any_c
     pacing = _pacing(clock, cpu_budget=0.5)
     for host in range(1024):
         pacing.served(str(host))
-    clock.now = 1.0  # answered before any CPU time could be told apart: no cost measured yet...
+    clock.now = 1.0  # requests came in, but no batch has been stored yet...
     assert pacing.interval() == pytest.approx(1024 * 0.003 / 0.5, abs=0.01)  # ...so the prior counts
     assert pacing.cost == 0.0
 
@@ -78,18 +94,16 @@ def test_a_slice_starting_at_once_is_spread_from_the_first_estimate_before_any_c
 def test_refusals_raise_the_interval_until_the_gate_is_calm_again():
     clock = Clock()
     pacing = _pacing(clock, cpu_budget=0.5)
-    for host in range(200):
-        pacing.served(str(host))
-    clock.now, clock.cpu = 1.0, 0.5  # 2.5 ms a batch: 200 hosts need 1 s
+    _batches(pacing, 200, 0.0015)  # 2.5 ms a batch: 200 hosts need 1 s
+    clock.now = 1.0
     assert pacing.interval() == 1.0
     asked = []
     for second in range(2, 12):
-        for host in range(200):
-            pacing.served(str(host))
+        _batches(pacing, 200, 0.0015)
         if second < 5:  # the machine's cores are taken by others: the gate refuses for 3 s
             for _ in range(50):
                 pacing.refused()
-        clock.now, clock.cpu = float(second), clock.cpu + 0.5
+        clock.now = float(second)
         asked.append(pacing.interval())
     assert asked[:3] == [1.5, 2.25, 3.38]
     assert asked[3:] == sorted(asked[3:], reverse=True) and asked[-1] < 2.0
