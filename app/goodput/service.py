@@ -73,9 +73,19 @@ def compute_attempts(
 
 def job_goodput(session: Session, job: Job, settings: Settings, now: float | None = None) -> JobGoodput:
     """This attempt's goodput (``GET /api/v1/jobs/{id}/goodput``)."""
+    return _job_goodput(session, job, settings, now)[0]
+
+
+def _job_goodput(
+    session: Session, job: Job, settings: Settings, now: float | None
+) -> tuple[JobGoodput, Computed]:
     now = time.time() if now is None else now
     attempts = attempts_of(session, job)
     c = compute_attempts(session, attempts, settings, now, only=job)[attempts.index(job)]
+    return _attempt_goodput(job, attempts, c), c
+
+
+def _attempt_goodput(job: Job, attempts: list[Job], c: Computed) -> JobGoodput:
     g = _goodput(c.result, c.facts.start, c.facts.end, c.mfu)
     return JobGoodput(
         **g.model_dump(),
@@ -166,7 +176,10 @@ def job_mfu_series(
 ) -> list[MfuPoint]:
     """MFU over time for the job page's chart."""
     now = time.time() if now is None else now
-    facts, info = load.attempt_facts(session, job, settings, now)
+    return _mfu_points(session, job, *load.attempt_facts(session, job, settings, now))
+
+
+def _mfu_points(session: Session, job: Job, facts: AttemptFacts, info) -> list[MfuPoint]:
     mfu = attempt_mfu(session, job.id, info, facts.steady)
     first = facts.first_step[0] if facts.first_step else None
     return mfu_series(facts.buckets, mfu, first)
@@ -176,6 +189,7 @@ def page_goodput(session: Session, job: Job, settings: Settings, now: float | No
     """What the job page and the post-mortem show of goodput: this attempt, its training run (when
     it has more than one attempt) and MFU over time."""
     now = time.time() if now is None else now
-    attempt = job_goodput(session, job, settings, now)
+    attempt, computed = _job_goodput(session, job, settings, now)  # its facts serve the MFU chart too
     run = run_goodput(session, job, settings, now) if attempt.attempts > 1 else None
-    return {"goodput": attempt, "run_goodput": run, "mfu_points": job_mfu_series(session, job, settings, now)}
+    points = _mfu_points(session, job, computed.facts, computed.info)
+    return {"goodput": attempt, "run_goodput": run, "mfu_points": points}
