@@ -52,7 +52,7 @@ class Monitor(checkpoints.CheckpointCalls):
         run_id: str | None = None,
         host_index: int | None = None,
         spool_dir: str | Path | None = None,
-        flush_interval: float = 0.25,
+        flush_interval: float = 1.0,
         send_interval: float = 1.0,
         max_queue: int = 1_000_000,
         send: bool | None = None,
@@ -374,8 +374,8 @@ class Monitor(checkpoints.CheckpointCalls):
         sending = self._sender_thread
         pace = runmeta.PaceFile(self.spool_dir, default=self.send_interval)
         waits = sending.sender.pace.next_wait if sending else pace.next_wait if self.under_sidecar else None
-        due = time.monotonic() + (waits() if waits else 0.0)
-        while not self._stop.wait(self.flush_interval):
+        due = time.monotonic() + waits() if waits else float("inf")  # when the segment closes
+        while not self._stop.wait(min(self.flush_interval, max(0.05, due - time.monotonic()))):
             try:
                 self.flush()
                 with self._flush_lock:  # a job gone quiet (a hang) must not keep its last steps unsent

@@ -65,10 +65,10 @@ class PaceFile:
     """The interval between batches that the sender of a spool folder keeps, shared through a small
     file in the folder: the sidecar writes it, its child reads it.
 
-    Why: under ``tpuwatch agent run`` the child only writes the spool; if it wrote a batch every
-    quarter second, its sidecar would send four requests a second per host, and a slice would
-    send thousands, whatever pace the server asked for. With the file, the child writes one batch
-    per interval the server asked of its host (app/ops/pacing.py).
+    Why: under ``tpuwatch agent run`` the child only writes the spool; if it closed a segment
+    every half second, its sidecar would send two requests a second per host, and a slice would
+    send thousands, whatever pace the server asked for. With the file, the child closes a segment
+    (one request) per interval the server asked of its host (app/ops/pacing.py).
 
     Writing happens only on a change of 5 % or more; reading at most every ``every`` seconds. Any
     error leaves the last value (the default until one is read): pacing must never reach training.
