@@ -8,7 +8,8 @@ not: how many hosts are sending and what a batch costs it. So it tells them:
 
     interval = hosts seen sending lately x CPU seconds per batch / cpu_budget
 
-times a pressure factor, bounded to ``[floor, cap]``. ``cpu_budget`` is the share of one core
+times a pressure factor, at most ``cap``; agents never go below their own interval (1 s unless
+set), so a small job is asked for nothing more. ``cpu_budget`` is the share of one core
 that agents' batches may take (the rest is for pages, the API and the alert loop).
 
 The cost per batch is measured, not configured: the worker thread's CPU time while it checks and
@@ -20,8 +21,7 @@ is assumed, so that a slice starting all at once is spread from its first answer
 
 CPU is not all a batch needs: a machine whose cores are taken by others, or a slow database, keeps
 batches waiting at the gate. So each estimate in which the gate had to refuse batches raises the
-pressure factor by half (up to 4), and each calm one lowers it by a fifth. Small jobs get the
-floor, as before.
+pressure factor by half (up to 4), and each calm one lowers it by a fifth.
 
 The interval travels in the ``X-Tpuwatch-Pace`` response header of every ingest answer (and sets
 ``Retry-After`` on a 503); agents take it as the least interval they keep (agent/sender.py, Pace).
@@ -53,7 +53,7 @@ class Pacing:
     def __init__(
         self,
         cpu_budget: float = 0.5,
-        floor: float = 1.0,
+        floor: float = 0.0,
         cap: float = 30.0,
         window: float = 30.0,
         every: float = 1.0,

@@ -49,7 +49,14 @@ class SteppingJob:
         from tpuwatch.monitor import Monitor
 
         self.mon = Monitor(
-            job, server=server, token=token, spool_dir=spool, send=True, flush_interval=0.1, run_id=run_id
+            job,
+            server=server,
+            token=token,
+            spool_dir=spool,
+            send=True,
+            flush_interval=0.1,
+            send_interval=0.1,  # time is scaled ~30x in these tests: batches too
+            run_id=run_id,
         )
         self.every = every
         self.stepping = threading.Event()

@@ -43,7 +43,7 @@ def test_interval_is_hosts_times_cost_over_budget_within_floor_and_cap():
 
     small = _pacing(Clock(), cpu_budget=0.5)
     _batches(small, 1, 0.002)
-    assert small.interval() == 1.0  # a small job keeps the floor
+    assert small.interval() == 0.0  # a small job: nothing beyond the agent's own interval
 
     capped = _pacing(clock := Clock(), cpu_budget=0.01, cap=12.0)
     _batches(capped, 500, 0.01)
@@ -60,7 +60,7 @@ def test_hosts_that_stopped_sending_stop_counting_and_a_few_batches_say_little_o
     clock.now = 40.0  # every host went quiet (the job ended)...
     _batches(pacing, 1, 0.5)  # ...but one, whose few dear batches do not move the estimate
     assert pacing.hosts == 400
-    assert pacing.interval() == 1.0
+    assert pacing.interval() == 0.0  # 1 host x 2 ms / 0.5: the agent's own interval rules
     assert pacing.hosts == 1
     assert pacing.cost == pytest.approx(0.002)
 
