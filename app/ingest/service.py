@@ -47,17 +47,21 @@ def _earliest(batch: Batch, now: float) -> float:
     return min(times)
 
 
-_JOB_ID = select(Job.id).where(Job.project_id == bindparam("project"), Job.run_id == bindparam("run"))
+# A known job's id and what thinning compares a host's steps with, in the one round trip.
+_JOB_ROW = select(Job.id, Job.step_time_p50, Job.input_wait_p50, Job.last_step, Job.last_step_at).where(
+    Job.project_id == bindparam("project"), Job.run_id == bindparam("run")
+)
 _HOST_KNOWN = select(JobHost.host_index).where(
     JobHost.job_id == bindparam("jid"), JobHost.host_index == bindparam("host")
 )
 
 
-def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> int:
-    # Known jobs (nearly every batch) take one prebuilt query; a new one is inserted race-free.
-    known = session.connection().execute(_JOB_ID, {"project": project_id, "run": batch.run.run_id}).scalar()
+def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> tuple[int, Reference | None]:
+    """The job's id, and its reference for thinning when it was known (nearly every batch: one
+    prebuilt query); a new job is inserted race-free."""
+    known = session.connection().execute(_JOB_ROW, {"project": project_id, "run": batch.run.run_id}).first()
     if known is not None:
-        return known
+        return known[0], Reference(*known[1:])
     values = dict(
         project_id=project_id,
         run_id=batch.run.run_id,
@@ -72,7 +76,10 @@ def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> i
         attrs={LABEL_KEY: label} if (label := label_attrs(batch.run.attrs)) else {},
     )
     insert_ignore(session, Job.__table__, values, ["project_id", "run_id"])
-    return session.scalar(select(Job.id).where(Job.project_id == project_id, Job.run_id == batch.run.run_id))
+    job_id = session.scalar(
+        select(Job.id).where(Job.project_id == project_id, Job.run_id == batch.run.run_id)
+    )
+    return job_id, None
 
 
 def upsert_host(session: Session, job_id: int, batch: Batch, now: float) -> None:
@@ -98,7 +105,7 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
     ``digest`` (SHA-256 of the batch as received) tells a redelivery from a different batch that
     reuses a stored key: the first copy is kept either way, and a conflict is counted and logged."""
     now = time.time()
-    job_id = upsert_job(session, principal.project_id, batch, now)
+    job_id, reference = upsert_job(session, principal.project_id, batch, now)
     if not keys.claim(session, job_id, batch.stream, batch.seq, batch.part, digest, now):
         return _duplicate(session, job_id, batch, digest)
     upsert_host(session, job_id, batch, now)
@@ -108,7 +115,7 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
         kept = (
             batch.steps
             if keeps_every_step(host)
-            else keep_rows(host, batch.steps, _reference(session, job_id))
+            else keep_rows(host, batch.steps, reference or _reference(session, job_id))
         )
         if kept:
             bulk_insert(
