@@ -129,7 +129,7 @@ class Monitor(checkpoints.CheckpointCalls):
                     self.server, self.token, timeout=5.0, host=f"{config.hostname()}/{self.host_index}"
                 )
                 # One batch per send interval (jittered; longer while the server pushes back).
-                sender = Sender(self._spool, transport, pace=Pace(base=max(flush_interval, send_interval)))
+                sender = Sender(self._spool, transport, pace=Pace(base=self.send_interval))
                 # The writer wakes the sender for each batch: the poll is only a fallback.
                 self._sender_thread = SenderThread(sender, poll_interval=2.0)
                 self._sender_thread.start()

@@ -18,6 +18,7 @@ import asyncio
 import json
 import math
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -229,8 +230,6 @@ def run_one(db: str, agents: int, seconds: float, burst: int, pin: bool = False)
                 watch = Watch(url, token, db_url, run_id, server.pid)
                 watch.start()
                 t0 = time.monotonic()
-                import resource
-
                 children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 procs = []
                 for first in range(0, agents, HOSTS_PER_PROCESS):
@@ -344,7 +343,6 @@ def main(argv: list[str] | None = None) -> int:
         "has its own VM (on a small machine the agents' processes otherwise take most of the CPU)",
     )
     args, _ = p.parse_known_args(argv)  # make bench passes every bench the same flags
-    import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # the burst and the server need sockets
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 65536)), hard))

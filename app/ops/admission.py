@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tpuwatch.server.ops.pacing import HEADER as PACE_HEADER
 from tpuwatch.server.ops.pacing import Pacing
+from tpuwatch.server.security.ratelimit import client_keys
 
 log = logging.getLogger("tpuwatch.admission")
 
@@ -102,16 +103,6 @@ def busy_response(gate: Gate, retry_after: int = RETRY_AFTER_S) -> JSONResponse:
     )
 
 
-def _sender(scope: Scope) -> str:
-    """Who sent an ingest request: the agent's host id (hosts of a slice share a token and may share
-    an address behind NAT), else the peer address."""
-    for name, value in scope.get("headers", ()):
-        if name == b"x-tpuwatch-host":
-            return value[:128].decode("latin-1")
-    client = scope.get("client")
-    return client[0] if client else "?"
-
-
 class AdmissionMiddleware:
     def __init__(self, app: ASGIApp, ingest: Gate, reads: Gate, pacing: Pacing | None = None) -> None:
         self.app = app
@@ -135,7 +126,7 @@ class AdmissionMiddleware:
             self.reads.release()
 
     async def _ingest(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self.pacing.served(_sender(scope))
+        self.pacing.served(client_keys(scope)[0])  # the rate limit's key: this token's host
         if not await self.ingest.acquire():
             self.pacing.refused()
             await busy_response(self.ingest, self.pacing.retry_after())(scope, receive, send)
