@@ -6,9 +6,9 @@ Run it with `tpuwatch server`, or ``uvicorn --factory tpuwatch.server.main:creat
 from __future__ import annotations
 
 import logging
-import threading
-from contextlib import asynccontextmanager, nullcontext
+from contextlib import asynccontextmanager
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
@@ -18,6 +18,7 @@ from tpuwatch.server.api import include_routers
 from tpuwatch.server.db import make_engine, make_sessionmaker
 from tpuwatch.server.deps import LoginRequired
 from tpuwatch.server.errors import install as install_errors
+from tpuwatch.server.ingest.writer import Writer
 from tpuwatch.server.resources import resource_dir
 from tpuwatch.server.settings import Settings
 from tpuwatch.server.web import make_templates
@@ -42,7 +43,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = make_engine(url, settings.db_pool_size, settings.db_max_overflow, settings.db_pool_timeout)
         app.state.engine = engine
         app.state.sessions = make_sessionmaker(engine)
-        app.state.ingest_lock = threading.Lock() if engine.dialect.name == "sqlite" else nullcontext()
+        app.state.ingest_threads = anyio.CapacityLimiter(settings.ingest_threads)
+        pacing = getattr(app.state, "pacing", None)
+        app.state.writer = Writer(app.state.sessions, pacing.spent if pacing else None).start()
         from tpuwatch.server.alerts.loop import start_alert_loop
 
         run_alerts = settings.alerts_enabled and not app.state.db_health.damaged
@@ -52,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             if alerts is not None:
                 alerts.stop(timeout=3.0)  # a stop under load must not wait out a slow pass
+            app.state.writer.stop(timeout=3.0)
             engine.dispose()
 
     app = FastAPI(

@@ -98,7 +98,9 @@ class Settings(BaseSettings):
     # Admission and pools (app/ops/admission.py): requests beyond these wait briefly, then get 503
     # with Retry-After, before they take a database connection. Ingest gets its own share so that
     # pages, the API, /healthz and the alert loop are never starved by agents.
-    ingest_max_in_flight: int = Field(6, description="batches stored at once per process")
+    ingest_max_in_flight: int = Field(
+        64, description="batches in flight at once per process (the writer stores them in groups)"
+    )
     ingest_max_waiting: int = Field(256, description="batches waiting for a slot; beyond, 503 at once")
     ingest_wait_seconds: float = Field(2.0, description="how long a batch waits for a slot before 503")
     ingest_cpu_budget: float = Field(
@@ -110,6 +112,10 @@ class Settings(BaseSettings):
     )
     ingest_max_pace_seconds: float = Field(
         30.0, ge=1, le=600, description="the longest interval between batches the server asks of a host"
+    )
+    ingest_threads: int = Field(4, ge=1, description="worker threads checking ingest bodies at once")
+    ingest_store_timeout_seconds: float = Field(
+        30.0, gt=0, description="how long a batch may wait to be stored before its request gets 503"
     )
     reads_max_in_flight: int = Field(12, description="other database requests at once per process")
     reads_max_waiting: int = 256

@@ -80,19 +80,44 @@ def claim(
     session: Session, job_id: int, stream: str, seq: int, part: str, digest: str | None, now: float
 ) -> bool:
     """Record batch ``(stream, seq, part)`` of the job as stored; False when it was already."""
-    key = stream_key(stream)
-    if part:
-        values = dict(
-            job_id=job_id, stream_key=key, seq=seq, part=part, received_at=now, digest=_prefix(digest)
+    return claim_many(session, [(job_id, stream, seq, part, digest)], now)[0]
+
+
+def claim_many(
+    session: Session, batches: list[tuple[int, str, int, str, str | None]], now: float
+) -> list[bool]:
+    """``claim`` for many ``(job id, stream, seq, part, digest)``, in order: a key that comes twice
+    is claimed by its first. On PostgreSQL the claims go in one pipelined round trip."""
+    fresh = [False] * len(batches)
+    whole: list[tuple[int, tuple]] = []
+    for i, (job_id, stream, seq, part, digest) in enumerate(batches):
+        key = stream_key(stream)
+        if part:
+            values = dict(
+                job_id=job_id, stream_key=key, seq=seq, part=part, received_at=now, digest=_prefix(digest)
+            )
+            cols = ["job_id", "stream_key", "seq", "part"]
+            fresh[i] = bool(insert_ignore(session, IngestPart.__table__, values, cols))
+            continue
+        slot = (seq % BLOCK) * DIGEST_BYTES
+        d = _prefix(digest)
+        row = bytes(slot) + d + bytes((BLOCK - 1) * DIGEST_BYTES - slot)
+        whole.append(
+            (i, (job_id, key, seq // BLOCK, bit(seq), now, now, row, slot, d, slot + DIGEST_BYTES + 1))
         )
-        cols = ["job_id", "stream_key", "seq", "part"]
-        return bool(insert_ignore(session, IngestPart.__table__, values, cols))
-    slot = (seq % BLOCK) * DIGEST_BYTES
-    d = _prefix(digest)
-    row = bytes(slot) + d + bytes((BLOCK - 1) * DIGEST_BYTES - slot)
     conn = session.connection()
-    params = (job_id, key, seq // BLOCK, bit(seq), now, now, row, slot, d, slot + DIGEST_BYTES + 1)
-    return conn.exec_driver_sql(_SQL[conn.dialect.name], params).first() is not None
+    sql = _SQL[conn.dialect.name]
+    if conn.dialect.name == "postgresql" and len(whole) > 1:
+        with conn.connection.dbapi_connection.cursor() as cur:
+            cur.executemany(sql, [params for _, params in whole], returning=True)
+            for n, (i, _) in enumerate(whole):
+                if n:
+                    cur.nextset()
+                fresh[i] = cur.fetchone() is not None
+        return fresh
+    for i, params in whole:
+        fresh[i] = conn.exec_driver_sql(sql, params).first() is not None
+    return fresh
 
 
 def stored_digest(session: Session, job_id: int, stream: str, seq: int, part: str) -> str | None:

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
 import time
 import zlib
 
+import anyio.to_thread
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.concurrency import run_in_threadpool
 from pydantic import ValidationError
 from starlette.requests import ClientDisconnect
 
-from tpuwatch.server.db import transaction
 from tpuwatch.server.deps import SettingsDep, bearer_token, check_throttle, checked_principal
-from tpuwatch.server.ingest import service
 from tpuwatch.server.ingest.schemas import Batch, BatchAdapter, IngestResult, TimeWindow
+from tpuwatch.server.ingest.writer import Delivery
 from tpuwatch.server.settings import Settings
 
 api = APIRouter(prefix="/api/v1", tags=["ingest"])
@@ -68,9 +69,11 @@ async def read_body(request: Request, limit: int, decoded_limit: int) -> bytes:
 async def ingest(request: Request, settings: SettingsDep):
     """Store one batch from an agent. Idempotent on (stream, seq, part).
 
-    No session dependency: the token check, validation and the store run in one worker-thread hop
-    with one session, so a database connection is held for that hop only and never while the
-    request waits for a thread (app/ops/admission.py tells why that matters)."""
+    The body is read on the event loop and checked in a worker thread (at most
+    ``ingest_threads`` at once); the process's ingest writer (writer.py) then checks the token and
+    stores the batch with whatever else has queued, in one transaction. While it waits, the
+    request holds no thread and no database connection (app/ops/admission.py tells why that
+    matters)."""
     token = bearer_token(request)
     if token is None:
         raise HTTPException(
@@ -78,27 +81,39 @@ async def ingest(request: Request, settings: SettingsDep):
         )
     check_throttle(request, token)  # on the event loop: a throttled client costs no thread
     body = await read_body(request, settings.max_body_bytes, settings.max_decoded_bytes)
-    return await run_in_threadpool(_store, request, settings, token, body)
-
-
-def _store(request: Request, settings: Settings, token: str, body: bytes) -> IngestResult:
-    started = time.thread_time()  # this thread's CPU: what the batch costs, for the pace (ops/pacing.py)
+    state = request.app.state
+    delivery = await anyio.to_thread.run_sync(
+        _delivery, request, settings, token, body, limiter=state.ingest_threads
+    )
+    future = state.writer.submit(delivery)
     try:
-        return _checked_and_stored(request, settings, token, body)
-    finally:
-        pacing = getattr(request.app.state, "pacing", None)
-        if pacing is not None:
-            pacing.spent(time.thread_time() - started)
+        return await asyncio.wait_for(asyncio.wrap_future(future), settings.ingest_store_timeout_seconds)
+    except TimeoutError:
+        raise HTTPException(
+            503,
+            f"the batch was not stored within {settings.ingest_store_timeout_seconds:g} s: retry "
+            "(a batch stored meanwhile is recognised as a duplicate)",
+            headers={"Retry-After": "1"},
+        ) from None
 
 
-def _checked_and_stored(request: Request, settings: Settings, token: str, body: bytes) -> IngestResult:
-    # SQLite takes one writer at a time: waiting here, in order, beats its busy handler's sleeps.
-    with request.app.state.ingest_lock, transaction(request.app.state.sessions) as session:
-        principal = checked_principal(request, session, token)
-        if not principal.can_write:
-            raise HTTPException(403, "this token is read-only; agents need a project or ingest-only token")
+def _delivery(request: Request, settings: Settings, token: str, body: bytes) -> Delivery:
+    """The batch checked against the limits; a malformed one is told only once its token is
+    known good (the writer checks tokens, then answers 422)."""
+    started = time.thread_time()
+    batch, invalid = None, None
+    try:
         batch = _validated(body, settings)
-        return service.ingest(session, principal, batch, hashlib.sha256(body).hexdigest())
+    except HTTPException as exc:
+        invalid = exc
+    return Delivery(
+        token=token,
+        batch=batch,
+        digest=hashlib.sha256(body).hexdigest(),
+        principal_of=functools.partial(checked_principal, request),
+        invalid=invalid,
+        cpu_s=time.thread_time() - started,
+    )
 
 
 def _validated(body: bytes, settings: Settings) -> Batch:

@@ -6,36 +6,28 @@ import logging
 import math
 import statistics
 import time
+from dataclasses import dataclass
 
-from sqlalchemy import bindparam, case, func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.auth.principal import Principal
 from tpuwatch.server.db import bulk_insert, insert_ignore
 from tpuwatch.server.ingest import keys
+from tpuwatch.server.ingest.group import Group, greatest, least, plain
 from tpuwatch.server.ingest.schemas import Batch, IngestResult
 from tpuwatch.server.jobs.label import KEY as LABEL_KEY
 from tpuwatch.server.jobs.label import label_attrs
 from tpuwatch.server.jobs.silent import record_divergence
 from tpuwatch.server.logs.service import store_lines
 from tpuwatch.server.models import Event, IngestDrop, Job, JobHost
-from tpuwatch.server.series.rollups import write_rollups
 from tpuwatch.server.series.thinning import Reference, keep_rows, keeps_every_step
 from tpuwatch.server.triage.service import classify_events
 from tpuwatch.wire import Kind
 
 log = logging.getLogger("tpuwatch.ingest")
 
-STEP_COLUMNS = ("job_id", "host_index", "step", "ts", "duration", "input_wait")
 METRIC_COLUMNS = ("job_id", "host_index", "chip", "name", "ts", "value", "step")
-
-
-def _greatest(column, value):
-    return case((column.is_(None), value), (column < value, value), else_=column)
-
-
-def _least(column, value):
-    return case((column.is_(None), value), (column > value, value), else_=column)
 
 
 def _earliest(batch: Batch, now: float) -> float:
@@ -50,9 +42,6 @@ def _earliest(batch: Batch, now: float) -> float:
 # A known job's id and what thinning compares a host's steps with, in the one round trip.
 _JOB_ROW = select(Job.id, Job.step_time_p50, Job.input_wait_p50, Job.last_step, Job.last_step_at).where(
     Job.project_id == bindparam("project"), Job.run_id == bindparam("run")
-)
-_HOST_KNOWN = select(JobHost.host_index).where(
-    JobHost.job_id == bindparam("jid"), JobHost.host_index == bindparam("host")
 )
 
 
@@ -82,21 +71,42 @@ def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> t
     return job_id, None
 
 
-def upsert_host(session: Session, job_id: int, batch: Batch, now: float) -> None:
-    if session.connection().execute(_HOST_KNOWN, {"jid": job_id, "host": batch.run.host}).first():
-        return
-    attrs = batch.run.attrs
-    values = dict(
-        job_id=job_id,
-        host_index=batch.run.host,
-        hostname=str(attrs.get("hostname", ""))[:255],
-        started_at=now,
-        last_seen_at=now,
-        exited=False,
-        steps=0,
-        attrs=attrs,
-    )
-    insert_ignore(session, JobHost.__table__, values, ["job_id", "host_index"])
+def add_hosts(session: Session, arrivals: list[tuple[int, Batch]], now: float) -> None:
+    """Insert the hosts of ``(job id, batch)`` not seen before: one query per job, one insert."""
+    by_job: dict[int, dict[int, Batch]] = {}
+    for job_id, batch in arrivals:
+        by_job.setdefault(job_id, {}).setdefault(batch.run.host, batch)
+    for job_id, batches in by_job.items():
+        known = set(
+            session.scalars(
+                select(JobHost.host_index).where(JobHost.job_id == job_id, JobHost.host_index.in_(batches))
+            )
+        )
+        new = [
+            dict(
+                job_id=job_id,
+                host_index=host,
+                hostname=str(b.run.attrs.get("hostname", ""))[:255],
+                started_at=now,
+                last_seen_at=now,
+                exited=False,
+                steps=0,
+                attrs=b.run.attrs,
+            )
+            for host, b in sorted(batches.items())
+            if host not in known
+        ]
+        if new:
+            insert_ignore(session, JobHost.__table__, new, ["job_id", "host_index"])
+
+
+@dataclass
+class Pending:
+    """A batch on its way into storage: who sent it, and the SHA-256 of its bytes as received."""
+
+    principal: Principal
+    batch: Batch
+    digest: str | None = None
 
 
 def ingest(session: Session, principal: Principal, batch: Batch, digest: str | None = None) -> IngestResult:
@@ -104,28 +114,61 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
 
     ``digest`` (SHA-256 of the batch as received) tells a redelivery from a different batch that
     reuses a stored key: the first copy is kept either way, and a conflict is counted and logged."""
-    now = time.time()
-    job_id, reference = upsert_job(session, principal.project_id, batch, now)
-    if not keys.claim(session, job_id, batch.stream, batch.seq, batch.part, digest, now):
-        return _duplicate(session, job_id, batch, digest)
-    upsert_host(session, job_id, batch, now)
-    host = batch.run.host
+    return store(session, [Pending(principal, batch, digest)])[0]
 
-    if batch.steps:
-        kept = (
-            batch.steps
-            if keeps_every_step(host)
-            else keep_rows(host, batch.steps, reference or _reference(session, job_id))
-        )
-        if kept:
-            bulk_insert(
-                session,
-                "steps",
-                STEP_COLUMNS,
-                [(job_id, host, s, t, d, w) for s, t, d, w in kept],
-                numbers_only=True,
-            )
-        write_rollups(session, job_id, host, batch.steps)  # every step, kept as a row or not
+
+def store(session: Session, pending: list[Pending]) -> list[IngestResult]:
+    """Store many batches in the session's transaction, with statements shared between them
+    (app/ingest/group.py): what a pod slice's hundreds of batches a second cost comes down to a
+    few statements per group, not per batch. Results come back in order; each batch is stored
+    exactly as alone, and a batch whose key came earlier (before, or in this group) is a duplicate."""
+    now = time.time()
+    jobs: dict[tuple[int, str], list] = {}  # (project, run) -> [job id, reference or None]
+    for p in pending:
+        key = (p.principal.project_id, p.batch.run.run_id)
+        if key not in jobs:
+            jobs[key] = list(upsert_job(session, key[0], p.batch, now))
+    placed = [jobs[(p.principal.project_id, p.batch.run.run_id)] for p in pending]
+    fresh = keys.claim_many(
+        session,
+        [
+            (job[0], p.batch.stream, p.batch.seq, p.batch.part, p.digest)
+            for p, job in zip(pending, placed, strict=True)
+        ],
+        now,
+    )
+    results: list[IngestResult | None] = [None] * len(pending)
+    stored = []
+    for i, (p, job, new) in enumerate(zip(pending, placed, fresh, strict=True)):
+        if new:
+            stored.append((i, p.batch, job))
+        else:
+            results[i] = _duplicate(session, job[0], p.batch, p.digest)
+    add_hosts(session, [(job[0], batch) for _, batch, job in stored], now)
+    group = Group(now)
+    for i, batch, job in stored:
+        job_id, host = job[0], batch.run.host
+        if batch.steps:
+            if keeps_every_step(host):
+                kept = batch.steps
+            else:
+                if job[1] is None:
+                    job[1] = _reference(session, job_id)
+                kept = keep_rows(host, batch.steps, job[1])
+            group.add_steps(job_id, host, batch.steps, kept)
+        _store_extras(session, job_id, batch)
+        if plain(batch):
+            group.add_counters(job_id, batch, _earliest(batch, now))
+        else:
+            _update_aggregates(session, job_id, batch, now)
+        results[i] = IngestResult(job_id=job_id, stored=batch.size)
+    group.write(session)
+    return results  # type: ignore[return-value]
+
+
+def _store_extras(session: Session, job_id: int, batch: Batch) -> None:
+    """Events, metrics and log lines: rarer than steps, stored batch by batch."""
+    host = batch.run.host
     if batch.events:
         events = classify_events(batch.events)
         session.execute(
@@ -145,8 +188,6 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
         record_divergence(session, job_id, host, batch.metrics)
     if batch.logs:
         store_lines(session, job_id, host, batch.logs)
-    _update_aggregates(session, job_id, batch, now)
-    return IngestResult(job_id=job_id, stored=batch.size)
 
 
 def _reference(session: Session, job_id: int) -> Reference:
@@ -189,65 +230,19 @@ def _record_dropped(session: Session, job_id: int, stream: str, dropped: int):
     stmt = upsert(IngestDrop).values(job_id=job_id, stream=stream, dropped=dropped)
     stmt = stmt.on_conflict_do_update(
         index_elements=["job_id", "stream"],
-        set_={"dropped": _greatest(IngestDrop.dropped, stmt.excluded.dropped)},
+        set_={"dropped": greatest(IngestDrop.dropped, stmt.excluded.dropped)},
     )
     session.execute(stmt)
     return select(func.sum(IngestDrop.dropped)).where(IngestDrop.job_id == job_id).scalar_subquery()
 
 
-def _steps_update(table, with_first_step: bool):
-    """``UPDATE`` of a job's or host's step aggregates, built once: building the CASE expressions
-    for every batch cost most of a batch's store time (pod slices send hundreds a second)."""
-    values = dict(
-        last_seen_at=_greatest(table.last_seen_at, bindparam("now")),
-        steps=table.steps + bindparam("n"),
-        last_step=_greatest(table.last_step, bindparam("last_step")),
-        last_step_at=_greatest(table.last_step_at, bindparam("last_step_at")),
-        step_time_p50=bindparam("p50"),
-    )
-    if with_first_step:
-        values.update(
-            started_at=_least(table.started_at, bindparam("earliest")),
-            first_step_at=_least(table.first_step_at, bindparam("first_ts")),
-            input_wait_p50=bindparam("wait_p50"),
-        )
-        return update(table).where(table.id == bindparam("jid")).values(**values)
-    where = (table.job_id == bindparam("jid")) & (table.host_index == bindparam("host"))
-    return update(table).where(where).values(**values)
-
-
-_JOB_STEPS = _steps_update(Job, True)
-_HOST_STEPS = _steps_update(JobHost, False)
-
-
 def _update_aggregates(session: Session, job_id: int, batch: Batch, now: float) -> None:
-    plain = (
-        batch.steps and not batch.dropped and not any(e[1] in (Kind.ERROR, Kind.EXIT) for e in batch.events)
-    )
-    if plain:  # the common batch: prebuilt statements
-        last = max(batch.steps, key=lambda r: r[0])
-        params = dict(
-            jid=job_id,
-            now=now,
-            n=len(batch.steps),
-            last_step=last[0],
-            last_step_at=last[1],
-            p50=statistics.median(r[2] for r in batch.steps),
-        )
-        job_params = dict(
-            params,
-            earliest=_earliest(batch, now),
-            first_ts=min(r[1] for r in batch.steps),
-            wait_p50=statistics.median(r[3] for r in batch.steps),
-        )
-        session.connection().execute(_JOB_STEPS, job_params)
-        session.connection().execute(_HOST_STEPS, dict(params, host=batch.run.host))
-        return
+    """The counters and state of a batch that is not plain (an error, an exit, dropped records)."""
     job_values: dict = {
-        "last_seen_at": _greatest(Job.last_seen_at, now),
-        "started_at": _least(Job.started_at, _earliest(batch, now)),
+        "last_seen_at": greatest(Job.last_seen_at, now),
+        "started_at": least(Job.started_at, _earliest(batch, now)),
     }
-    host_values: dict = {"last_seen_at": _greatest(JobHost.last_seen_at, now)}
+    host_values: dict = {"last_seen_at": greatest(JobHost.last_seen_at, now)}
     if batch.steps:
         last = max(batch.steps, key=lambda r: r[0])
         p50 = statistics.median(r[2] for r in batch.steps)
@@ -256,9 +251,9 @@ def _update_aggregates(session: Session, job_id: int, batch: Batch, now: float) 
         first_ts = min(r[1] for r in batch.steps)
         job_values.update(
             steps=Job.steps + n,
-            last_step=_greatest(Job.last_step, last[0]),
-            last_step_at=_greatest(Job.last_step_at, last[1]),
-            first_step_at=_least(Job.first_step_at, first_ts),
+            last_step=greatest(Job.last_step, last[0]),
+            last_step_at=greatest(Job.last_step_at, last[1]),
+            first_step_at=least(Job.first_step_at, first_ts),
         )
         # The job's usual step comes from its reference hosts (a slow host of a slice would move it
         # and make the others' usual steps look like deviations); any host gives a first value.
@@ -271,8 +266,8 @@ def _update_aggregates(session: Session, job_id: int, batch: Batch, now: float) 
             )
         host_values.update(
             steps=JobHost.steps + n,
-            last_step=_greatest(JobHost.last_step, last[0]),
-            last_step_at=_greatest(JobHost.last_step_at, last[1]),
+            last_step=greatest(JobHost.last_step, last[0]),
+            last_step_at=greatest(JobHost.last_step_at, last[1]),
             step_time_p50=p50,
         )
     errors = sum(1 for e in batch.events if e[1] == Kind.ERROR)

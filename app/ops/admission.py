@@ -6,8 +6,10 @@ wait for a worker thread is a deadlock; with hundreds of agents that is what wed
 good. So every request that may touch the database first takes a slot of its gate, on the event
 loop, where waiting costs no thread and no connection:
 
-- ``ingest`` (``POST /api/v1/ingest``): a small share (``ingest_max_in_flight``), so that agents
-  can never take every thread or connection;
+- ``ingest`` (``POST /api/v1/ingest``): ``ingest_max_in_flight`` batches at once. They hold no
+  connection while they wait: the process's one ingest writer stores them in groups with its one
+  connection (app/ingest/writer.py), and they take a thread only to check their body, at most
+  ``ingest_threads`` at once, so agents can never take every thread or connection;
 - ``reads`` (pages, the API, logins): the rest, well below the pool size, which leaves connections
   for the alert loop.
 
@@ -16,8 +18,8 @@ wait; otherwise it is answered at once with 503 and ``Retry-After`` (agents back
 batch in their spool; an ingest 503 asks them to wait one pacing interval, app/ops/pacing.py).
 Every ingest answer carries the interval the server asks of each host (``X-Tpuwatch-Pace``), so
 that a big slice spreads itself out before the gate has to refuse anyone. ``/healthz`` and static
-files need no slot. With both gates' slots below the
-thread pool and the connection pool, a request holding a slot always finds a thread and a
+files need no slot. With the reads' slots, the ingest threads and the writer's connection below
+the thread pool and the connection pool, a request holding a slot always finds a thread and a
 connection. ``install`` also sizes anyio's thread pool and turns pool exhaustion
 (``sqlalchemy.exc.TimeoutError``) into 503, never 500.
 

@@ -14,7 +14,8 @@ api = APIRouter(tags=["ops"])
 async def healthz(request: Request):
     """Liveness, and the database file's state: 503 ``degraded`` with what to do when it is damaged.
     On the event loop: it needs no worker thread, so busy threads cannot hide a live server. Also
-    how busy ingest is: batches in flight and waiting, refused so far, and the pace asked of hosts."""
+    how busy ingest is: batches in flight and waiting, refused so far, the pace asked of hosts, and
+    the writer's groups (writer.py)."""
     health = getattr(request.app.state, "db_health", None)
     if health is not None and health.damaged:
         return JSONResponse(health.report(), status_code=503)
@@ -30,6 +31,9 @@ async def healthz(request: Request):
             "cpu_ms_per_batch": round(pacing.cost * 1000, 2),
             "pace_seconds": pacing.interval(),
         }
+        writer = getattr(request.app.state, "writer", None)
+        if writer is not None:
+            body["ingest"]["writer"] = writer.stats()  # groups stored, batches in them, queued now
     return JSONResponse(body)
 
 

@@ -119,22 +119,28 @@ def merge(into: dict[int, list], bucket: int, acc: list) -> None:
     cur[_TS] = max(cur[_TS], acc[_TS])
 
 
-def write_rollups(session: Session, job_id: int, host: int, steps: Sequence[Sequence]) -> None:
-    """Merge the buckets of ``steps`` (one host's rows) into ``step_rollups``, in this transaction."""
-    if not steps:
-        return
-    rows = [
+def rollup_rows(job_id: int, host: int, steps: Sequence[Sequence]) -> list[tuple]:
+    """The ``step_rollups`` rows (every level) for ``steps``, one host's rows of a job."""
+    return [
         (job_id, level, host, b, *acc)
         for level, buckets in enumerate(summarize(steps))
         for b, acc in buckets.items()
     ]
+
+
+def write_rows(session: Session, rows: list[tuple]) -> None:
+    """Merge rollup rows into ``step_rollups``, in this transaction. Rows may share a bucket
+    (batches of one host in one group): each statement merges into what the one before left.
+    They are written in key order, so that concurrent writers lock rows in the same order."""
+    if not rows:
+        return
     conn = session.connection()
     mark = "?" if conn.dialect.name == "sqlite" else "%s"
     sql = (
         f"INSERT INTO step_rollups ({', '.join(COLUMNS)}) VALUES ({', '.join([mark] * len(COLUMNS))}) "
         f"ON CONFLICT (job_id, level, host_index, bucket) DO UPDATE SET {_MERGE}"
     )
-    conn.exec_driver_sql(sql, rows)
+    conn.exec_driver_sql(sql, sorted(rows, key=lambda r: r[:4]))
 
 
 def rebuild(session: Session, job_id: int, chunk: int = 200_000) -> int:
