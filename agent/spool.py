@@ -191,10 +191,28 @@ class Spool:
         self._acked: dict[str, int] = {}  # what could not be written to .ack files (a full disk)
         self._lock = None
 
+    def _entries(self, suffix: str) -> list[os.DirEntry]:
+        """The folder's files ending in ``suffix``: one ``scandir``, no Path per name (a sender
+        looks several times a round; pathlib's glob cost a pod of agents on one VM a core)."""
+        try:
+            with os.scandir(self.directory) as it:
+                return [e for e in it if e.name.endswith(suffix)]
+        except FileNotFoundError:
+            return []
+
+    def _stats(self, suffix: str) -> list[tuple[os.DirEntry, os.stat_result]]:
+        found = []
+        for entry in self._entries(suffix):
+            try:
+                found.append((entry, entry.stat()))
+            except FileNotFoundError:
+                continue  # taken meanwhile
+        return found
+
     def recover_abandoned(self) -> Recovery:
         """Close segments whose writer died: keep valid records, cut a torn tail."""
         result = Recovery()
-        for path in sorted(self.directory.glob("*.open")):
+        for path in sorted(Path(e.path) for e in self._entries(".open")):
             try:
                 fh = open(path, "r+b")  # noqa: SIM115
             except FileNotFoundError:
@@ -221,13 +239,8 @@ class Spool:
 
     def ready(self) -> list[Path]:
         """Closed segments, oldest first."""
-        paths = []
-        for path in self.directory.glob("*.seg"):
-            try:
-                paths.append((path.stat().st_mtime, path.name, path))
-            except FileNotFoundError:
-                continue
-        return [p for _, _, p in sorted(paths)]
+        found = sorted((st.st_mtime, e.name, e.path) for e, st in self._stats(".seg"))
+        return [Path(path) for _, _, path in found]
 
     def acked(self, segment: Path) -> int:
         try:
@@ -342,13 +355,7 @@ class Spool:
                 yield segment, run
 
     def size_bytes(self) -> int:
-        total = 0
-        for path in self.directory.glob("*.seg"):
-            try:
-                total += path.stat().st_size
-            except FileNotFoundError:
-                pass
-        return total
+        return sum(st.st_size for _, st in self._stats(".seg"))
 
     def enforce_limit(self, max_bytes: int) -> int:
         """Drop the oldest closed segments until the spool fits; return the events dropped."""
