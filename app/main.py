@@ -45,7 +45,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.sessions = make_sessionmaker(engine)
         app.state.ingest_threads = anyio.CapacityLimiter(settings.ingest_threads)
         pacing = getattr(app.state, "pacing", None)
-        app.state.writer = Writer(app.state.sessions, pacing.spent if pacing else None).start()
+        writers = 1 if engine.dialect.name == "sqlite" else settings.ingest_writers  # SQLite: one writer
+        app.state.writer = Writer(
+            app.state.sessions, pacing.spent if pacing else None, threads=writers
+        ).start()
         from tpuwatch.server.alerts.loop import start_alert_loop
 
         run_alerts = settings.alerts_enabled and not app.state.db_health.damaged

@@ -114,6 +114,12 @@ class Settings(BaseSettings):
         30.0, ge=1, le=600, description="the longest interval between batches the server asks of a host"
     )
     ingest_threads: int = Field(4, ge=1, description="worker threads checking ingest bodies at once")
+    ingest_writers: int = Field(
+        3,
+        ge=1,
+        le=16,
+        description="threads storing groups of batches side by side (PostgreSQL; SQLite has one)",
+    )
     ingest_store_timeout_seconds: float = Field(
         30.0, gt=0, description="how long a batch may wait to be stored before its request gets 503"
     )

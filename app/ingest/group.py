@@ -9,7 +9,7 @@ job's in one. A batch that is not plain (events, an exit, dropped records) updat
 its own (service.py); its steps still join the group's.
 
 >>> from tpuwatch.server.ingest.schemas import Batch
->>> b = Batch(stream="s", seq=0, run={"run_id": "r", "job": "j"}, steps=[[1, 10.0, 0.5, 0.0]])
+>>> b = Batch(stream="s", seq=0, run={"run_id": "r", "job": "j"}, steps=[[1, 1.7e9, 0.5, 0.0]])
 >>> plain(b), plain(b.model_copy(update={"dropped": 3}))
 (True, False)
 """

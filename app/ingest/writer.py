@@ -1,16 +1,18 @@
-"""One thread per server process stores agents' batches, many to a transaction (group commit).
+"""A few threads per server process store agents' batches, many to a transaction (group commit).
 
 Stored one by one, a batch cost some 5 ms of the server's CPU and 1.5 ms of PostgreSQL's, nearly
 all of it per statement and per commit, not per step: a slice of 1,024 hosts could send no more
 than a batch per host every ten seconds or so. Requests now hand their checked bytes to this
 thread and wait on the event loop (no thread, no connection held). The thread takes whatever has
-queued (up to ``max_batches`` batches or ``max_events`` records), checks the tokens and stores the
-lot in one transaction (service.store): at 64 batches a group, 0.3 ms of server CPU and 0.2 ms of
-PostgreSQL's a batch. When nothing else waits, a group is one batch, stored at once.
+queued (up to ``max_batches`` batches, or until ``max_events`` records are passed), checks the
+tokens and stores the lot in one transaction (service.store): at 64 batches a group, 0.3 ms of
+server CPU and 0.2 ms of PostgreSQL's a batch. When nothing else waits, a group is one batch, stored at once.
 
 If the group's transaction fails, each of its batches is stored again in a transaction of its
-own, so a batch that cannot be stored fails alone. On SQLite this is also the only ingest writer
-of the process: its batches no longer queue in SQLite's busy handler.
+own, so a batch that cannot be stored fails alone. On PostgreSQL a few threads (``threads``) take
+groups side by side, so that one group's round trips overlap another's when the database is slow
+to answer (a busy machine); on SQLite one thread is the only ingest writer of the process, and
+batches no longer queue in SQLite's busy handler.
 
 >>> w = Writer(sessions=None)
 >>> w.stats()
@@ -71,25 +73,35 @@ class Writer:
         spent: Callable[[float], None] | None = None,
         max_batches: int = MAX_BATCHES,
         max_events: int = MAX_EVENTS,
+        threads: int = 1,
     ) -> None:
         self.sessions, self.spent = sessions, spent
         self.max_batches, self.max_events = max_batches, max_events
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._held: Delivery | None = None  # taken from the queue, too big for the group before it
-        self._thread = threading.Thread(target=self._run, name="tpuwatch-ingest-writer", daemon=True)
+        self._threads = [
+            threading.Thread(target=self._run, name=f"tpuwatch-ingest-writer-{i}", daemon=True)
+            for i in range(max(1, threads))
+        ]
+        self._lock = threading.Lock()
+        self._stopping = False
         self.groups = self.batches = self.largest = 0
 
     def start(self) -> Writer:
-        self._thread.start()
+        for thread in self._threads:
+            thread.start()
         return self
 
     def stop(self, timeout: float = 3.0) -> None:
-        """Store what is queued (within ``timeout``), then end the thread."""
-        self._queue.put(_STOP)
-        self._thread.join(timeout)
+        """Store what is queued (within ``timeout``), then end the threads."""
+        self._stopping = True
+        for _ in self._threads:
+            self._queue.put(_STOP)
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def submit(self, delivery: Delivery) -> Future:
-        if not self._thread.is_alive():
+        if self._stopping or not any(t.is_alive() for t in self._threads):
             delivery.future.set_exception(
                 HTTPException(503, "the server is stopping: retry shortly", headers={"Retry-After": "1"})
             )
@@ -124,8 +136,7 @@ class Writer:
 
     def _next_group(self) -> tuple[list[Delivery], bool]:
         """Block for one delivery, then take what else has queued, within the group's limits."""
-        first = self._held or self._queue.get()
-        self._held = None
+        first = self._queue.get()
         if first is _STOP:
             return [], True
         group, events = [], 0
@@ -134,7 +145,7 @@ class Writer:
             if item.future.set_running_or_notify_cancel():  # its request gave up: skip it
                 group.append(item)
                 events += item.size
-            if len(group) >= self.max_batches:
+            if len(group) >= self.max_batches or events >= self.max_events:
                 return group, False
             try:
                 item = self._queue.get_nowait()
@@ -142,9 +153,6 @@ class Writer:
                 return group, False
             if item is _STOP:
                 return group, True
-            if group and events + item.size > self.max_events:
-                self._held = item
-                return group, False
 
     def _store(self, group: list[Delivery]) -> None:
         try:
@@ -192,9 +200,10 @@ class Writer:
         return done
 
     def _account(self, group: list[Delivery], cpu_s: float) -> None:
-        self.groups += 1
-        self.batches += len(group)
-        self.largest = max(self.largest, len(group))
+        with self._lock:
+            self.groups += 1
+            self.batches += len(group)
+            self.largest = max(self.largest, len(group))
         if self.spent is not None:
             share = cpu_s / len(group)
             for d in group:
@@ -202,7 +211,7 @@ class Writer:
 
     def _refuse_rest(self) -> None:
         busy = HTTPException(503, "the server is stopping: retry shortly", headers={"Retry-After": "1"})
-        pending = [self._held] if self._held is not None else []
+        pending = []
         while True:
             try:
                 pending.append(self._queue.get_nowait())
