@@ -375,6 +375,8 @@ class Monitor(checkpoints.CheckpointCalls):
         pace = runmeta.PaceFile(self.spool_dir, default=self.send_interval)
         waits = sending.sender.pace.next_wait if sending else pace.next_wait if self.under_sidecar else None
         due = time.monotonic() + waits() if waits else float("inf")  # when the segment closes
+        if waits is not None:  # the pace closes segments, not their age: one request carries one
+            self._writer.rotate_seconds = float("inf")
         while not self._stop.wait(min(self.flush_interval, max(0.05, due - time.monotonic()))):
             try:
                 self.flush()
