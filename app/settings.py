@@ -115,7 +115,7 @@ class Settings(BaseSettings):
     )
     ingest_threads: int = Field(4, ge=1, description="worker threads checking ingest bodies at once")
     ingest_writers: int = Field(
-        3,
+        1,
         ge=1,
         le=16,
         description="threads storing groups of batches side by side (PostgreSQL; SQLite has one)",

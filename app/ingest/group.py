@@ -134,16 +134,36 @@ class Group:
         if keeps_every_step(host):
             reference.add(batch.steps, earliest)
 
-    def write(self, session: Session) -> None:
+    def write_rows(self, session: Session) -> None:
+        """The raw steps and the rollups (in key order)."""
         bulk_insert(session, "steps", STEP_COLUMNS, self.steps, numbers_only=True)
         write_rows(session, self.rollups)
+
+    def write_hosts(self, session: Session, others: list[tuple[tuple[int, int], dict]]) -> None:
+        """Every host's counters in ``(job, host)`` order: the plain batches' merged, and
+        ``others``' (``((job, host), values)`` of batches that are not plain) one by one."""
         conn = session.connection()
-        if self.hosts:  # in key order: concurrent writers lock rows in the same order
-            conn.execute(
-                HOST_STEPS, [c.params(self.now, jid=j, host=h) for (j, h), c in sorted(self.hosts.items())]
-            )
-        for job_id, (every, reference) in sorted(self.jobs.items()):
-            usual = reference if reference.n else every
-            params = every.params(self.now, jid=job_id, earliest=every.earliest, first_ts=every.first_ts)
-            params.update(p50=statistics.median(usual.durations), wait_p50=statistics.median(usual.waits))
-            conn.execute(JOB_STEPS, params)
+        keyed = [(key, 0, c) for key, c in self.hosts.items()] + [(key, 1, v) for key, v in others]
+        keyed.sort(key=lambda k: k[:2])
+        run: list[dict] = []
+        for (job_id, host), kind, item in keyed:
+            if kind == 0:
+                run.append(item.params(self.now, jid=job_id, host=host))
+                continue
+            if run:
+                conn.execute(HOST_STEPS, run)
+                run = []
+            where = (JobHost.job_id == job_id) & (JobHost.host_index == host)
+            session.execute(update(JobHost).where(where).values(**item))
+        if run:
+            conn.execute(HOST_STEPS, run)
+
+    def write_job(self, session: Session, job_id: int) -> None:
+        """The job's counters over the group's plain batches (none: nothing to do)."""
+        if job_id not in self.jobs:
+            return
+        every, reference = self.jobs[job_id]
+        usual = reference if reference.n else every
+        params = every.params(self.now, jid=job_id, earliest=every.earliest, first_ts=every.first_ts)
+        params.update(p50=statistics.median(usual.durations), wait_p50=statistics.median(usual.waits))
+        session.connection().execute(JOB_STEPS, params)

@@ -105,6 +105,9 @@ def claim_many(
         whole.append(
             (i, (job_id, key, seq // BLOCK, bit(seq), now, now, row, slot, d, slot + DIGEST_BYTES + 1))
         )
+    # In key order (stable: a key twice goes to its first), so that concurrent groups lock key
+    # rows in the same order.
+    whole.sort(key=lambda w: w[1][:3])
     conn = session.connection()
     sql = _SQL[conn.dialect.name]
     if conn.dialect.name == "postgresql" and len(whole) > 1:

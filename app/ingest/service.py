@@ -139,13 +139,16 @@ def store(session: Session, pending: list[Pending]) -> list[IngestResult]:
     )
     results: list[IngestResult | None] = [None] * len(pending)
     stored = []
+    conflicts: dict[int, int] = {}  # job id -> batches that reused a stored key with other content
     for i, (p, job, new) in enumerate(zip(pending, placed, fresh, strict=True)):
         if new:
             stored.append((i, p.batch, job))
         else:
-            results[i] = _duplicate(session, job[0], p.batch, p.digest)
+            results[i], conflict = _duplicate(session, job[0], p.batch, p.digest)
+            conflicts[job[0]] = conflicts.get(job[0], 0) + conflict
     add_hosts(session, [(job[0], batch) for _, batch, job in stored], now)
     group = Group(now)
+    others: list[tuple[int, Batch]] = []  # batches that are not plain: their counters one by one
     for i, batch, job in stored:
         job_id, host = job[0], batch.run.host
         if batch.steps:
@@ -160,9 +163,24 @@ def store(session: Session, pending: list[Pending]) -> list[IngestResult]:
         if plain(batch):
             group.add_counters(job_id, batch, _earliest(batch, now))
         else:
-            _update_aggregates(session, job_id, batch, now)
+            others.append((job_id, batch))
         results[i] = IngestResult(job_id=job_id, stored=batch.size)
-    group.write(session)
+    # Rows are locked table by table, each in key order, the jobs' rows last: concurrent groups
+    # (writer threads, server replicas) then never wait for each other in a circle (a deadlock).
+    group.write_rows(session)
+    group.write_hosts(session, [((job_id, b.run.host), _host_values(b, now)) for job_id, b in others])
+    for job_id in sorted(set(group.jobs) | {j for j, _ in others} | set(conflicts)):
+        group.write_job(session, job_id)
+        mine = [b for j, b in others if j == job_id]
+        for batch in mine:
+            session.execute(
+                update(Job).where(Job.id == job_id).values(**_job_values(session, job_id, batch, now))
+            )
+        if conflicts.get(job_id):
+            more = Job.conflicting_batches + conflicts[job_id]
+            session.execute(update(Job).where(Job.id == job_id).values(conflicting_batches=more))
+        if any(e[1] == Kind.EXIT for b in mine for e in b.events):
+            _settle_job(session, job_id)
     return results  # type: ignore[return-value]
 
 
@@ -197,13 +215,12 @@ def _reference(session: Session, job_id: int) -> Reference:
     return Reference(*row)
 
 
-def _duplicate(session: Session, job_id: int, batch: Batch, digest: str | None) -> IngestResult:
+def _duplicate(session: Session, job_id: int, batch: Batch, digest: str | None) -> tuple[IngestResult, bool]:
+    """The answer to a batch whose key was stored before, and whether it is a conflict (the same
+    key, other content: counted on the job by the caller)."""
     stored = keys.stored_digest(session, job_id, batch.stream, batch.seq, batch.part)
     if digest is None or stored is None or keys.same_content(digest, stored):
-        return IngestResult(job_id=job_id, stored=0, duplicate=True, detail="duplicate batch")
-    session.execute(
-        update(Job).where(Job.id == job_id).values(conflicting_batches=Job.conflicting_batches + 1)
-    )
+        return IngestResult(job_id=job_id, stored=0, duplicate=True, detail="duplicate batch"), False
     where = f"stream {batch.stream!r} seq {batch.seq} part {batch.part!r}"
     log.warning(
         "job %s: batch %s came again with different content (sha256 %s, stored %s); kept the first copy",
@@ -212,13 +229,14 @@ def _duplicate(session: Session, job_id: int, batch: Batch, digest: str | None) 
         digest[:12],
         stored[:12],
     )
-    return IngestResult(
+    result = IngestResult(
         job_id=job_id,
         stored=0,
         duplicate=True,
         detail=f"duplicate batch key with different content ({where}): the first copy was kept "
         "and the conflict counted",
     )
+    return result, True
 
 
 def _record_dropped(session: Session, job_id: int, stream: str, dropped: int):
@@ -236,61 +254,57 @@ def _record_dropped(session: Session, job_id: int, stream: str, dropped: int):
     return select(func.sum(IngestDrop.dropped)).where(IngestDrop.job_id == job_id).scalar_subquery()
 
 
-def _update_aggregates(session: Session, job_id: int, batch: Batch, now: float) -> None:
-    """The counters and state of a batch that is not plain (an error, an exit, dropped records)."""
-    job_values: dict = {
+def _job_values(session: Session, job_id: int, batch: Batch, now: float) -> dict:
+    """The job's counters and state for a batch that is not plain (an error, an exit, dropped
+    records, a heartbeat)."""
+    values: dict = {
         "last_seen_at": greatest(Job.last_seen_at, now),
         "started_at": least(Job.started_at, _earliest(batch, now)),
     }
-    host_values: dict = {"last_seen_at": greatest(JobHost.last_seen_at, now)}
     if batch.steps:
         last = max(batch.steps, key=lambda r: r[0])
         p50 = statistics.median(r[2] for r in batch.steps)
         wait_p50 = statistics.median(r[3] for r in batch.steps)
-        n = len(batch.steps)
-        first_ts = min(r[1] for r in batch.steps)
-        job_values.update(
-            steps=Job.steps + n,
+        values.update(
+            steps=Job.steps + len(batch.steps),
             last_step=greatest(Job.last_step, last[0]),
             last_step_at=greatest(Job.last_step_at, last[1]),
-            first_step_at=least(Job.first_step_at, first_ts),
+            first_step_at=least(Job.first_step_at, min(r[1] for r in batch.steps)),
         )
         # The job's usual step comes from its reference hosts (a slow host of a slice would move it
         # and make the others' usual steps look like deviations); any host gives a first value.
         if keeps_every_step(batch.run.host):
-            job_values.update(step_time_p50=p50, input_wait_p50=wait_p50)
+            values.update(step_time_p50=p50, input_wait_p50=wait_p50)
         else:
-            job_values.update(
+            values.update(
                 step_time_p50=func.coalesce(Job.step_time_p50, p50),
                 input_wait_p50=func.coalesce(Job.input_wait_p50, wait_p50),
             )
-        host_values.update(
-            steps=JobHost.steps + n,
-            last_step=greatest(JobHost.last_step, last[0]),
-            last_step_at=greatest(JobHost.last_step_at, last[1]),
-            step_time_p50=p50,
-        )
     errors = sum(1 for e in batch.events if e[1] == Kind.ERROR)
     if errors:
-        job_values["errors"] = Job.errors + errors
+        values["errors"] = Job.errors + errors
     if batch.dropped:
-        job_values["dropped_events"] = _record_dropped(session, job_id, batch.stream, batch.dropped)
-    session.execute(update(Job).where(Job.id == job_id).values(**job_values))
+        values["dropped_events"] = _record_dropped(session, job_id, batch.stream, batch.dropped)
+    return values
 
+
+def _host_values(batch: Batch, now: float) -> dict:
+    """The host's counters and state for a batch that is not plain."""
+    values: dict = {"last_seen_at": greatest(JobHost.last_seen_at, now)}
+    if batch.steps:
+        last = max(batch.steps, key=lambda r: r[0])
+        values.update(
+            steps=JobHost.steps + len(batch.steps),
+            last_step=greatest(JobHost.last_step, last[0]),
+            last_step_at=greatest(JobHost.last_step_at, last[1]),
+            step_time_p50=statistics.median(r[2] for r in batch.steps),
+        )
     exits = [e for e in batch.events if e[1] == Kind.EXIT]
     if exits:
         t, _, _, data = exits[-1]
         data = data or {}
-        host_values.update(
-            exited=True, ended_at=t, exit_code=data.get("code"), exit_signal=data.get("signal")
-        )
-    session.execute(
-        update(JobHost)
-        .where(JobHost.job_id == job_id, JobHost.host_index == batch.run.host)
-        .values(**host_values)
-    )
-    if exits:
-        _settle_job(session, job_id)
+        values.update(exited=True, ended_at=t, exit_code=data.get("code"), exit_signal=data.get("signal"))
+    return values
 
 
 def _settle_job(session: Session, job_id: int) -> None:

@@ -1,4 +1,4 @@
-"""A few threads per server process store agents' batches, many to a transaction (group commit).
+"""One thread per server process (or a few) stores agents' batches, many to a transaction (group commit).
 
 Stored one by one, a batch cost some 5 ms of the server's CPU and 1.5 ms of PostgreSQL's, nearly
 all of it per statement and per commit, not per step: a slice of 1,024 hosts could send no more
@@ -9,10 +9,10 @@ tokens and stores the lot in one transaction (service.store): at 64 batches a gr
 server CPU and 0.2 ms of PostgreSQL's a batch. When nothing else waits, a group is one batch, stored at once.
 
 If the group's transaction fails, each of its batches is stored again in a transaction of its
-own, so a batch that cannot be stored fails alone. On PostgreSQL a few threads (``threads``) take
-groups side by side, so that one group's round trips overlap another's when the database is slow
-to answer (a busy machine); on SQLite one thread is the only ingest writer of the process, and
-batches no longer queue in SQLite's busy handler.
+own, so a batch that cannot be stored fails alone. On PostgreSQL more threads may take groups side
+by side (``ingest_writers``, default 1: three gained nothing in bench_pod on a 2-core machine); on
+SQLite one thread is the only ingest writer of the process, and batches no longer queue in
+SQLite's busy handler.
 
 >>> w = Writer(sessions=None)
 >>> w.stats()

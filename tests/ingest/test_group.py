@@ -176,7 +176,9 @@ def test_a_delivery_that_breaks_its_group_fails_alone(sessions):
     token = make_token(sessions)
     other = make_token(sessions)  # its own token: the group checks it, and that check breaks
     writer = Writer(sessions)
-    group = [_delivery(other if h == 2 else token, _batch(h, 0, 1), sessions, fail=(h == 2)) for h in range(5)]
+    group = [
+        _delivery(other if h == 2 else token, _batch(h, 0, 1), sessions, fail=(h == 2)) for h in range(5)
+    ]
     for d in group:
         writer._queue.put(d)
     writer.start()
@@ -209,3 +211,54 @@ def test_a_stopped_writer_refuses_with_503_and_a_cancelled_delivery_is_skipped(s
     assert refused.value.status_code == 503 and refused.value.headers == {"Retry-After": "1"}
     with transaction(sessions) as s:
         assert sorted(s.scalars(select(JobHost.host_index))) == [1]
+
+
+def test_concurrent_groups_of_one_job_never_deadlock(pg_database):
+    """Groups that share hosts, each with batches that are not plain (heartbeats, an error), stored
+    side by side in two transactions at a time (two writer threads, or two server replicas): rows
+    are locked table by table in key order, the job's last, so PostgreSQL never finds a deadlock."""
+    import threading
+
+    from tests.conftest import _truncate_all
+    from tpuwatch.server.db import make_engine, make_sessionmaker
+
+    engine = make_engine(pg_database)
+    sessions = make_sessionmaker(engine)
+    try:
+        token = make_token(sessions)
+        with transaction(sessions) as s:
+            principal = authenticate(s, token)
+        failures: list[BaseException] = []
+
+        def side(order: list[int], seq_base: int, beats: bool) -> None:
+            try:
+                for r in range(12):
+                    group = []
+                    for h in order:
+                        if beats:  # a heartbeat first: a batch that is not plain
+                            beat = dict(stream=f"beat{h}", seq=r, run=_batch(h, 0, 1)["run"])
+                            if h % 3 == 0:
+                                beat["events"] = [[T0 + r, "error", "boom", None]]
+                            group.append(_pending(principal, beat))
+                        group.append(_pending(principal, _batch(h, seq_base + r, 1 + r * 20)))
+                    with transaction(sessions) as s:
+                        service.store(s, group)
+            except BaseException as exc:  # a deadlock surfaces here as DeadlockDetected
+                failures.append(exc)
+
+        hosts = list(range(12))
+        threads = [
+            threading.Thread(target=side, args=(hosts, 0, False)),
+            threading.Thread(target=side, args=(hosts[::-1], 1000, True)),
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert failures == []
+        with transaction(sessions) as s:
+            assert s.scalar(select(func.sum(JobHost.steps))) == 2 * 12 * 12 * 20
+            assert s.scalar(select(Job.errors)) == 12 * 4
+    finally:
+        engine.dispose()
+        _truncate_all(pg_database)
