@@ -142,7 +142,10 @@ class Sender:
                     for record in run if len(run) > 1 else ():
                         self._send_payload(record.payload, record.events)
                         self.spool.set_acked(segment, record.end)
-                self.spool.set_acked(segment, run[-1].end)
+                if run[-1].end >= segment.stat().st_size:
+                    self.spool.remove(segment)  # all of it is stored: no .ack to write and read back
+                else:
+                    self.spool.set_acked(segment, run[-1].end)
             for segment in self.spool.ready():
                 acked, size = self.spool.acked(segment), segment.stat().st_size
                 if acked < size:
