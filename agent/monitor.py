@@ -24,7 +24,7 @@ from tpuwatch.loglines import LineQueue
 from tpuwatch.pressure import Reserve, leftover_lines, make_room, send_directly
 from tpuwatch.progress import Progress
 from tpuwatch.sender import Pace, Sender, SenderThread
-from tpuwatch.spool import Spool, SpoolWriter
+from tpuwatch.spool import ROTATE_SECONDS, Spool, SpoolWriter
 from tpuwatch.timers import StepTimer, WaitTimer
 from tpuwatch.transport import HttpTransport
 
@@ -109,10 +109,13 @@ class Monitor(checkpoints.CheckpointCalls):
             self.spool_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # a full disk must not reach training: what cannot be spooled is counted
             log.warn(f"cannot create the spool folder {self.spool_dir}: {exc.strerror or exc}")
-        self._writer = SpoolWriter(self.spool_dir, self.stream)
+        want_send = (not self.under_sidecar) if send is None else send
+        # A pace (this process's sender's, or the sidecar's) closes segments, one request each;
+        # recording for a later `agent sync`, they close by age.
+        paced = (want_send and bool(self.server)) or self.under_sidecar
+        self._writer = SpoolWriter(self.spool_dir, self.stream, None if paced else ROTATE_SECONDS)
         self._spool = Spool(self.spool_dir)
         self.progress: Progress | None = None  # set by init() under the sidecar
-        want_send = (not self.under_sidecar) if send is None else send
         if want_send and self.server:
             # This process sends this folder: `agent sync` and other agents leave it alone. Taken
             # before meta.json exists, so that nobody sees the folder as an earlier run's leftovers.
@@ -375,8 +378,6 @@ class Monitor(checkpoints.CheckpointCalls):
         pace = runmeta.PaceFile(self.spool_dir, default=self.send_interval)
         waits = sending.sender.pace.next_wait if sending else pace.next_wait if self.under_sidecar else None
         due = time.monotonic() + waits() if waits else float("inf")  # when the segment closes
-        if waits is not None:  # the pace closes segments, not their age: one request carries one
-            self._writer.rotate_seconds = float("inf")
         while not self._stop.wait(min(self.flush_interval, max(0.05, due - time.monotonic()))):
             try:
                 self.flush()

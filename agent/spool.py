@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import math
 import os
 import struct
 import time
@@ -49,20 +50,24 @@ class Record:
     events: int
 
 
+ROTATE_SECONDS = 0.5  # a segment's age at which it closes, unless a pace closes it (``None``)
+
+
 class SpoolWriter:
-    """Appends batches to segment files of one stream, rotating them every ``rotate_seconds``."""
+    """Appends batches to segment files of one stream, rotating them every ``rotate_seconds``
+    (never by age when it is ``None``: the caller closes them)."""
 
     def __init__(
         self,
         directory: Path,
         stream: str,
-        rotate_seconds: float = 0.5,
+        rotate_seconds: float | None = ROTATE_SECONDS,
         rotate_bytes: int = 8 << 20,
     ) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.stream = stream
-        self.rotate_seconds = rotate_seconds
+        self.rotate_seconds = math.inf if rotate_seconds is None else rotate_seconds
         self.rotate_bytes = rotate_bytes
         self._seg_no = 0
         self._path: Path | None = None

@@ -120,8 +120,10 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
 def store(session: Session, pending: list[Pending]) -> list[IngestResult]:
     """Store many batches in the session's transaction, with statements shared between them
     (app/ingest/group.py): what a pod slice's hundreds of batches a second cost comes down to a
-    few statements per group, not per batch. Results come back in order; each batch is stored
-    exactly as alone, and a batch whose key came earlier (before, or in this group) is a duplicate."""
+    few statements per group, not per batch. Results come back in order; each batch is stored as
+    it would be alone (except that thinning compares every batch of the group with the job's usual
+    step as the group began), and a batch whose key came earlier (before, or in this group) is a
+    duplicate."""
     now = time.time()
     jobs: dict[tuple[int, str], list] = {}  # (project, run) -> [job id, reference or None]
     for p in pending:

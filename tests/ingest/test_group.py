@@ -127,7 +127,7 @@ def test_a_key_twice_in_one_group_is_stored_once_and_a_conflict_is_counted(sessi
         assert s.scalar(select(func.sum(StepRollup.n)).where(StepRollup.level == 0)) == 40
 
 
-def _delivery(token: str, raw: dict | None, sessions, invalid: HTTPException | None = None, fail=False):
+def _delivery(token: str, raw: dict | None, invalid: HTTPException | None = None, fail=False):
     body = json.dumps(raw or {}).encode()
 
     def principal_of(session, tok):
@@ -148,12 +148,12 @@ def test_the_writer_answers_each_delivery_of_a_group_on_its_own(sessions):
     spent: list[float] = []
     writer = Writer(sessions, spent.append)
     group = [
-        _delivery(token, _batch(0, 0, 1), sessions),
-        _delivery("tpw_not_a_token", _batch(1, 0, 1), sessions),
-        _delivery(reader, _batch(2, 0, 1), sessions),
-        _delivery(token, None, sessions, invalid=HTTPException(422, "malformed batch")),
-        _delivery("tpw_not_a_token", None, sessions, invalid=HTTPException(422, "malformed batch")),
-        _delivery(token, _batch(3, 0, 1), sessions),
+        _delivery(token, _batch(0, 0, 1)),
+        _delivery("tpw_not_a_token", _batch(1, 0, 1)),
+        _delivery(reader, _batch(2, 0, 1)),
+        _delivery(token, None, invalid=HTTPException(422, "malformed batch")),
+        _delivery("tpw_not_a_token", None, invalid=HTTPException(422, "malformed batch")),
+        _delivery(token, _batch(3, 0, 1)),
     ]
     for d in group:  # queued before the thread starts: one group
         writer._queue.put(d)
@@ -176,9 +176,7 @@ def test_a_delivery_that_breaks_its_group_fails_alone(sessions):
     token = make_token(sessions)
     other = make_token(sessions)  # its own token: the group checks it, and that check breaks
     writer = Writer(sessions)
-    group = [
-        _delivery(other if h == 2 else token, _batch(h, 0, 1), sessions, fail=(h == 2)) for h in range(5)
-    ]
+    group = [_delivery(other if h == 2 else token, _batch(h, 0, 1), fail=(h == 2)) for h in range(5)]
     for d in group:
         writer._queue.put(d)
     writer.start()
@@ -197,15 +195,15 @@ def test_a_delivery_that_breaks_its_group_fails_alone(sessions):
 def test_a_stopped_writer_refuses_with_503_and_a_cancelled_delivery_is_skipped(sessions):
     token = make_token(sessions)
     writer = Writer(sessions)
-    cancelled = _delivery(token, _batch(0, 0, 1), sessions)
-    kept = _delivery(token, _batch(1, 0, 1), sessions)
+    cancelled = _delivery(token, _batch(0, 0, 1))
+    kept = _delivery(token, _batch(1, 0, 1))
     cancelled.future.cancel()  # its request gave up while it queued
     writer._queue.put(cancelled)
     writer._queue.put(kept)
     writer.start()
     assert kept.future.result(timeout=30).stored == 20
     writer.stop()
-    late = writer.submit(_delivery(token, _batch(2, 0, 1), sessions))
+    late = writer.submit(_delivery(token, _batch(2, 0, 1)))
     with pytest.raises(HTTPException) as refused:
         late.result(timeout=5)
     assert refused.value.status_code == 503 and refused.value.headers == {"Retry-After": "1"}
