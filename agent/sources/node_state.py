@@ -3,7 +3,8 @@
 Polls ``google.cloud.tpu_v2.TpuClient.get_node`` every ``every`` seconds (30 to 60 is sensible: the
 API is rate-limited per project) and records an event when what it says changes. A state that
 explains a dying job (PREEMPTED, REPAIRING, TERMINATED, an unhealthy health value) carries
-``likely_cause`` so the server can name it. ``google-cloud-tpu`` is imported only here, in the
+``likely_cause`` so the server can name it. Stopping asks once more, so the state at the job's
+end is recorded even when the job dies between two polls. ``google-cloud-tpu`` is imported only here, in the
 source's own thread. Example::
 
     NodeStateSource(mon, "projects/p/locations/us-central2-b/nodes/my-v4", every=45).start()
@@ -70,6 +71,7 @@ class NodeStateSource:
     """Background poller of one TPU node; says once why it cannot poll and then stops."""
 
     name = "tpu node state (Cloud TPU API)"
+    stop_within = 5.0  # stop() takes one last look: a request
 
     def __init__(
         self,
@@ -95,7 +97,9 @@ class NodeStateSource:
         self._thread.start()
         return self
 
-    def stop(self, timeout: float = 2.0) -> None:
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop polling after one last look: the node's state when the job ended is the one that
+        explains the end (a preemption between two polls, say). Waits at most ``timeout``."""
         self._stop.set()
         self._thread.join(timeout)
 
@@ -134,7 +138,10 @@ class NodeStateSource:
 
     def _run(self) -> None:
         failures = 0
-        while not self._stop.is_set():
+        while True:
+            # A poll that began after stop() is the last look; one already under way when stop()
+            # came counts as the last look too.
+            last = self._stop.is_set()
             try:
                 self.poll()
                 failures = 0
@@ -148,10 +155,10 @@ class NodeStateSource:
                 )
                 if _permanent(exc):
                     return
-            # Slow down while it keeps failing; a node that comes back is still noticed.
-            wait = self.every * min(4, 1 + failures)
-            if self._stop.wait(wait):
+            if last or self._stop.is_set():
                 return
+            # Slow down while it keeps failing; a node that comes back is still noticed.
+            self._stop.wait(self.every * min(4, 1 + failures))
 
 
 def _why(exc: Exception) -> str:

@@ -118,7 +118,7 @@ def finish(mon, running: Running, options: SourceOptions, logfile: Path) -> None
     """Stop the sources and archive the log; bounded in time, never raises."""
     for source in running.threads:
         try:
-            source.stop(timeout=1.0)
+            source.stop(timeout=source.stop_within)
         except Exception:
             pass
     if not options.archive:

@@ -41,6 +41,7 @@ class StallWatcher:
     """Watches the progress file; a step overdue by ``max(floor, factor * p50)`` triggers a dump."""
 
     name = "stall stacks"
+    stop_within = 1.0
 
     def __init__(
         self,

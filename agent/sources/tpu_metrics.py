@@ -92,6 +92,7 @@ class TpuMetricsSource:
     """Samples HBM used/total and duty cycle per chip into ``monitor`` every ``every`` seconds."""
 
     name = "tpu metrics (libtpu runtime metrics service)"
+    stop_within = 1.0
 
     def __init__(self, monitor, address: str = "localhost:8431", every: float = 5.0, timeout: float = 1.0):
         self.monitor = monitor

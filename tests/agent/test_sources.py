@@ -7,6 +7,7 @@ import time
 import pytest
 
 from tests.agent.fakes import MetadataServer, MetricService, TpuApi, closed_port
+from tests.helpers import wait_until
 from tpuwatch.monitor import Monitor
 from tpuwatch.sources import identity
 from tpuwatch.sources.node_state import NodeStateSource
@@ -153,6 +154,18 @@ def test_node_state_changes_become_events_and_preemption_is_flagged(mon):
     assert data["likely_cause"] == "preemption"
     assert events[1][3]["symptoms"][0]["type"] == "EXECUTE_TIMED_OUT"
     assert "PREEMPTED" in events[1][2]
+
+
+def test_stopping_looks_once_more_so_a_preemption_between_polls_is_seen(mon):
+    with TpuApi(NODE) as api:
+        source = NodeStateSource(mon, NODE, endpoint=api.url, every=3600, timeout=5).start()
+        wait_until(lambda: source.polls == 1, timeout=30)
+        api.state = "PREEMPTED"  # the next regular poll would be an hour away
+        source.stop(timeout=10)
+    assert not source._thread.is_alive()
+    states = [e[3]["state"] for e in mon._events if e[1] == "node_state"]
+    assert states == ["READY", "PREEMPTED"]
+    assert source.polls == 2
 
 
 def test_node_state_unhealthy_health_is_a_likely_cause(mon):
