@@ -373,7 +373,9 @@ class Monitor(checkpoints.CheckpointCalls):
     def _write_loop(self) -> None:
         # Batches reach the spool every flush interval (a killed process loses no more than that);
         # the segment closes, and goes out as one request, once per send interval: the sender's
-        # pace in-process, the sidecar's (through its pace file) in the sidecar's child.
+        # pace in-process, the sidecar's (through its pace file) in the sidecar's child. While the
+        # sender waits for an answer the segment stays open: a busy server then gets one bigger
+        # request per host instead of a queue of them (a slice starting together sent 3 or 4 each).
         sending = self._sender_thread
         pace = runmeta.PaceFile(self.spool_dir, default=self.send_interval)
         waits = sending.sender.pace.next_wait if sending else pace.next_wait if self.under_sidecar else None
@@ -384,7 +386,7 @@ class Monitor(checkpoints.CheckpointCalls):
                 with self._flush_lock:  # a job gone quiet (a hang) must not keep its last steps unsent
                     if waits is None:  # recording for a later `agent sync`
                         self._writer.rotate_if_due()
-                    elif time.monotonic() >= due:
+                    elif time.monotonic() >= due and not (sending and sending.sender.in_flight):
                         self._writer.rotate()
                         due = time.monotonic() + waits()
                     else:

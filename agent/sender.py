@@ -120,6 +120,7 @@ class Sender:
         self.backoff = Backoff()
         self.pace = pace or Pace()
         self.wake = threading.Event()  # set to cut a backoff short (the agent is closing)
+        self.in_flight = False  # a request is out and unanswered (Monitor waits to close a segment)
 
     def deliver(self, deadline: float | None = None) -> bool:
         """Send every closed segment. True when the spool is drained, False if it must wait.
@@ -201,10 +202,13 @@ class Sender:
     def _send_payload(self, payload: bytes, events: int, merged: bool = False) -> bool:
         """Deliver one batch: True when the server has it (or part of it), False when it refused it
         for good (counted and told, unless it was ``merged``: its batches are then sent alone)."""
+        self.in_flight = True
         try:
             reply = self.transport.send(payload)
         except TransportError as exc:
             raise _Retry(None, str(exc)) from exc
+        finally:
+            self.in_flight = False
         self.pace.follow(reply.pace)
         if reply.ok:
             self.stats.sent_batches += 1

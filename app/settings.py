@@ -101,8 +101,11 @@ class Settings(BaseSettings):
     ingest_max_in_flight: int = Field(
         64, description="batches in flight at once per process (the writer stores them in groups)"
     )
-    ingest_max_waiting: int = Field(256, description="batches waiting for a slot; beyond, 503 at once")
-    ingest_wait_seconds: float = Field(2.0, description="how long a batch waits for a slot before 503")
+    # A slice's hosts start and end together: a 1,024-host job's first (and last) batches arrive
+    # within a second. Waiting costs no thread and no connection, so the gate lets such a burst
+    # wait rather than refuse it, for less than the agent's 5 s request timeout.
+    ingest_max_waiting: int = Field(2048, description="batches waiting for a slot; beyond, 503 at once")
+    ingest_wait_seconds: float = Field(3.0, description="how long a batch waits for a slot before 503")
     ingest_cpu_budget: float = Field(
         0.5,
         gt=0,

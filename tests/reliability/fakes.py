@@ -18,14 +18,16 @@ from tpuwatch.server.settings import Settings
 class ScriptedServer:
     """Answers POSTs from a script of (status, headers) and records when each request arrived.
 
-    After the script runs out it answers 200 ``{"detail": "stored"}``. Example::
+    After the script runs out it answers 200 ``{"detail": "stored"}``. ``delay`` holds every answer
+    back that many seconds, as a busy server's queue does. Example::
 
         with ScriptedServer([(503, {}), (429, {"Retry-After": "1"})]) as srv:
             ...  # srv.url, srv.requests -> [(monotonic time, body), ...]
     """
 
-    def __init__(self, script: list[tuple[int, dict]]) -> None:
+    def __init__(self, script: list[tuple[int, dict]], delay: float = 0.0) -> None:
         self.script = list(script)
+        self.delay = delay
         self.requests: list[tuple[float, bytes]] = []
         outer = self
 
@@ -33,6 +35,7 @@ class ScriptedServer:
             def do_POST(self):  # noqa: N802 - the http.server API
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 outer.requests.append((time.monotonic(), body))
+                time.sleep(outer.delay)
                 status, headers = outer.script.pop(0) if outer.script else (200, {})
                 data = json.dumps({"detail": "stored" if status == 200 else f"scripted {status}"}).encode()
                 self.send_response(status)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import statistics
+import time
 
 import pytest
 
@@ -13,6 +14,7 @@ from tests.conftest import make_token, start_server
 from tests.helpers import api, jobs
 from tests.reliability.fakes import ScriptedServer
 from tests.reliability.spooling import fill_spool
+from tpuwatch.monitor import Monitor
 from tpuwatch.sender import Backoff, Sender
 from tpuwatch.spool import Spool
 from tpuwatch.transport import HttpTransport
@@ -63,6 +65,30 @@ def test_5xx_is_retried_with_growing_jittered_waits_and_delivered_once(tmp_path)
     assert len({round(g, 3) for g in gaps}) == len(gaps)  # jittered, not a fixed interval
     assert sender.stats.sent_batches == 1 and sender.stats.rejected_batches == 0
     assert list(Spool(tmp_path).pending()) == []
+
+
+def test_a_host_waiting_for_an_answer_sends_one_bigger_request_not_a_queue_of_them(tmp_path):
+    # A busy server answers after 1 s; the host's own interval is 0.2 s. Without waiting for the
+    # answer it would close a segment, one request each, every 0.2 s and queue them on the server.
+    with ScriptedServer([], delay=1.0) as srv:
+        mon = Monitor(
+            "busy",
+            server=srv.url,
+            token="t",
+            spool_dir=tmp_path,
+            send=True,
+            flush_interval=0.1,
+            send_interval=0.2,
+        )
+        for _ in range(60):
+            with mon.step():
+                time.sleep(0.05)
+        mon.close(timeout=10)
+        bodies = [json.loads(body) for _, body in srv.requests]
+    steps = [s for b in bodies for s in b["steps"]]
+    assert len(steps) == 60 and len({s[0] for s in steps}) == 60  # each step once, none lost
+    assert len(bodies) <= 6, [len(b["steps"]) for b in bodies]  # ~3 s of steps at 1 s an answer
+    assert max(len(b["steps"]) for b in bodies) >= 10  # what came meanwhile went as one request
 
 
 def test_429_waits_as_long_as_retry_after_says(tmp_path):
