@@ -15,6 +15,10 @@ from pathlib import Path
 from tpuwatch import config, log, provenance, wire
 from tpuwatch.fit import fit_json, fit_name
 
+# Our own generator: the global one belongs to the program being watched, which may seed it
+# and must get the same draws with tpuwatch as without.
+_jitter = random.Random()
+
 
 def write_meta(spool_dir: Path, run_id: str, job: str, host: int, server: str, token: str | None) -> None:
     meta = spool_dir / "meta.json"
@@ -105,4 +109,4 @@ class PaceFile:
 
     def next_wait(self) -> float:
         """The interval, jittered by +/- 25 % so that the hosts of a slice drift apart."""
-        return self.current() * random.uniform(0.75, 1.25)
+        return self.current() * _jitter.uniform(0.75, 1.25)

@@ -23,6 +23,10 @@ from tpuwatch import log, wire
 from tpuwatch.spool import Spool, SpoolWriter, read_records
 from tpuwatch.transport import HttpTransport, TransportError
 
+# Our own generator: the global one belongs to the program being watched, which may seed it
+# and must get the same draws with tpuwatch as without.
+_jitter = random.Random()
+
 BUSY_SPREAD_CAP_S = 5.0
 # One request carries the batches a segment holds (written every flush interval, a segment closed
 # every send interval), up to these sizes; the server accepts 50,000 events and 16 MiB.
@@ -53,7 +57,7 @@ class Backoff:
         self.base, self.cap, self.attempt = base, cap, 0
 
     def next_delay(self) -> float:
-        delay = random.uniform(0, min(self.cap, self.base * (2**self.attempt)))
+        delay = _jitter.uniform(0, min(self.cap, self.base * (2**self.attempt)))
         self.attempt += 1
         return delay
 
@@ -85,7 +89,7 @@ class Pace:
 
     def next_wait(self) -> float:
         """The interval, jittered by +/- ``jitter`` so that hosts started together drift apart."""
-        return self.interval * random.uniform(1.0 - self.jitter, 1.0 + self.jitter)
+        return self.interval * _jitter.uniform(1.0 - self.jitter, 1.0 + self.jitter)
 
     def slow_down(self, retry_after: float | None = None) -> None:
         self.interval = min(max(self.cap, self.floor), max(self.interval * 2.0, retry_after or 0.0))

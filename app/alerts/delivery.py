@@ -24,6 +24,9 @@ from tpuwatch.server.db import transaction
 from tpuwatch.server.models import AlertDelivery
 from tpuwatch.server.settings import Settings
 
+# Our own generator: tests and other code seed the global one.
+_jitter = random.Random()
+
 log = logging.getLogger("tpuwatch.alerts")
 
 LEASE_S = 120.0
@@ -94,7 +97,7 @@ def send_email(settings: Settings, to: str, subject: str, text: str, timeout: fl
 
 def backoff(attempts: int) -> float:
     """Seconds before attempt ``attempts + 1``: 2, 4, 8, ... capped at 10 min, with jitter."""
-    return min(600.0, 2.0**attempts) * random.uniform(0.8, 1.2)
+    return min(600.0, 2.0**attempts) * _jitter.uniform(0.8, 1.2)
 
 
 def _due(now: float):

@@ -1,4 +1,5 @@
 import json
+import random
 import time
 
 from tpuwatch.monitor import Monitor
@@ -104,3 +105,35 @@ def test_an_oversized_event_is_fitted_to_the_servers_bounds_and_its_steps_still_
         [err] = c.get(f"/api/v1/jobs/{job['id']}/events", params={"kind": "error"}).json()["events"]
     assert err["message"].startswith("boom\ufffd") and "characters cut" in err["message"]
     assert err["data"]["loss"] == "NaN" and len(json.dumps(err["data"])) <= 64 * 1024
+
+
+def test_the_program_s_seeded_random_draws_are_the_same_with_a_sending_monitor(tmp_path):
+    from tests.reliability.fakes import ScriptedServer
+
+    def draws(mon):
+        random.seed(1234)
+        out = []
+        for _ in range(40):
+            if mon is not None:
+                with mon.step():
+                    time.sleep(0.02)  # the monitor's threads jitter their pace and backoff meanwhile
+            else:
+                time.sleep(0.02)
+            out.append(random.random())
+        return out
+
+    alone = draws(None)
+    with ScriptedServer([(503, {})] * 3) as srv:  # push-back: backoff jitter as well as the pace's
+        mon = Monitor(
+            "seeded",
+            server=srv.url,
+            token="t",
+            spool_dir=tmp_path,
+            send=True,
+            flush_interval=0.05,
+            send_interval=0.05,
+        )
+        watched = draws(mon)
+        mon.close(timeout=5)
+    assert len(srv.requests) >= 3
+    assert watched == alone

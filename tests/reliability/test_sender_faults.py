@@ -4,7 +4,6 @@ never retried, 413 split into parts that arrive whole."""
 from __future__ import annotations
 
 import json
-import random
 import statistics
 import time
 
@@ -14,6 +13,7 @@ from tests.conftest import make_token, start_server
 from tests.helpers import api, jobs
 from tests.reliability.fakes import ScriptedServer
 from tests.reliability.spooling import fill_spool
+from tpuwatch import sender as sender_module
 from tpuwatch.monitor import Monitor
 from tpuwatch.sender import Backoff, Sender
 from tpuwatch.spool import Spool
@@ -32,7 +32,7 @@ def _deliver_until_done(sender: Sender, attempts: int = 50) -> int:
 
 
 def test_backoff_grows_exponentially_with_full_jitter_and_a_cap():
-    random.seed(7)
+    sender_module._jitter.seed(7)
     draws = {attempt: [] for attempt in range(8)}
     for _ in range(300):
         b = Backoff(base=0.1, cap=2.0)
@@ -51,7 +51,7 @@ def test_backoff_grows_exponentially_with_full_jitter_and_a_cap():
 
 
 def test_5xx_is_retried_with_growing_jittered_waits_and_delivered_once(tmp_path):
-    random.seed(3)
+    sender_module._jitter.seed(3)
     fill_spool(tmp_path, batches=1, steps=10)
     with ScriptedServer([(503, {})] * 4) as srv:
         sender = Sender(Spool(tmp_path), HttpTransport(srv.url, "t", timeout=5))
