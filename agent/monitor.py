@@ -30,6 +30,7 @@ from tpuwatch.transport import HttpTransport
 
 MAX_BATCH_EVENTS = 20_000
 MAX_S = wire.MAX_DURATION_S
+HOLD_S = 30.0  # the longest a due segment stays open for a sender that is behind
 
 
 class Monitor(checkpoints.CheckpointCalls):
@@ -374,11 +375,12 @@ class Monitor(checkpoints.CheckpointCalls):
         # Batches reach the spool every flush interval (a killed process loses no more than that);
         # the segment closes, and goes out as one request, once per send interval: the sender's
         # pace in-process, the sidecar's (through its pace file) in the sidecar's child. While the
-        # sender waits for an answer the segment stays open: a busy server then gets one bigger
-        # request per host instead of a queue of them (a slice starting together sent 3 or 4 each).
+        # sender is behind (an answer awaited) the segment stays open: a busy server then gets one
+        # bigger request per host, not a queue of them (a slice starting together sent 3 or 4 each).
         sending = self._sender_thread
         pace = runmeta.PaceFile(self.spool_dir, default=self.send_interval)
         waits = sending.sender.pace.next_wait if sending else pace.next_wait if self.under_sidecar else None
+        behind = (lambda: sending.sender.in_flight) if sending else pace.sender_behind
         due = time.monotonic() + waits() if waits else float("inf")  # when the segment closes
         while not self._stop.wait(min(self.flush_interval, max(0.05, due - time.monotonic()))):
             try:
@@ -386,7 +388,7 @@ class Monitor(checkpoints.CheckpointCalls):
                 with self._flush_lock:  # a job gone quiet (a hang) must not keep its last steps unsent
                     if waits is None:  # recording for a later `agent sync`
                         self._writer.rotate_if_due()
-                    elif time.monotonic() >= due and not (sending and sending.sender.in_flight):
+                    elif time.monotonic() >= due and (time.monotonic() > due + HOLD_S or not behind()):
                         self._writer.rotate()
                         due = time.monotonic() + waits()
                     else:

@@ -107,6 +107,14 @@ class PaceFile:
                 self.seconds = value
         return self.seconds
 
+    def sender_behind(self) -> bool:
+        """True while a closed segment waits in the folder: the sidecar's sender has not had it
+        stored yet (its answer is awaited, or the server pushes back)."""
+        try:
+            return any(self.path.parent.glob("*.seg"))
+        except OSError:
+            return False
+
     def next_wait(self) -> float:
         """The interval, jittered by +/- 25 % so that the hosts of a slice drift apart."""
         return self.current() * _jitter.uniform(0.75, 1.25)

@@ -3,6 +3,7 @@ host, not four a second: a slice in sidecar mode is paced like in-process agents
 
 from __future__ import annotations
 
+import json
 import time
 
 from tests.agent.test_sidecar import sidecar
@@ -58,3 +59,39 @@ def test_the_child_under_the_sidecar_writes_a_batch_per_interval_the_server_aske
     # A batch every 0.25 s from the child alone would be ~28; at one per ~3 s from each of the
     # child and its sidecar (plus their first and last) it is about a dozen.
     assert batches <= 14, batches
+
+
+def test_the_child_holds_its_segment_while_its_sidecar_awaits_an_answer(spool_dir, tmp_path):
+    from tests.reliability.fakes import ScriptedServer
+
+    # Each answer takes 2.5 s; the child's interval is 1 s. Closing a segment every interval queued
+    # 6 requests with steps on the busy server, and the sidecar's drain ran out before the last
+    # ones; holding the segment while one is out sends 3, and every step.
+    with ScriptedServer([], delay=2.5) as srv:
+        proc = sidecar(
+            srv.url,
+            "t",
+            "held",
+            """
+            import time, tpuwatch
+            mon = tpuwatch.init()
+            end, n = time.time() + 8, 0
+            while time.time() < end:
+                with mon.step():
+                    time.sleep(0.05)
+                n += 1
+            mon.close()
+            print(n)
+            """,
+            tmp_path,
+            "--spool-dir",
+            str(spool_dir),
+            "--no-tpu-metrics",
+        )
+        out, err = proc.communicate(timeout=90)
+        bodies = [json.loads(body) for _, body in srv.requests]
+    assert proc.returncode == 0, err
+    with_steps = [b for b in bodies if b["steps"]]
+    steps = [s[0] for b in with_steps for s in b["steps"]]
+    assert len(steps) == len(set(steps)) == int(out.decode().split()[-1])  # every step, once
+    assert len(with_steps) <= 4, [len(b["steps"]) for b in with_steps]
