@@ -108,7 +108,7 @@ def test_an_oversized_event_is_fitted_to_the_servers_bounds_and_its_steps_still_
 
 
 def test_the_program_s_seeded_random_draws_are_the_same_with_a_sending_monitor(tmp_path):
-    from tests.reliability.fakes import ScriptedServer
+    from tests.reliability.fakes import ScriptedServer, monitor_for
 
     def draws(mon):
         random.seed(1234)
@@ -124,15 +124,7 @@ def test_the_program_s_seeded_random_draws_are_the_same_with_a_sending_monitor(t
 
     alone = draws(None)
     with ScriptedServer([(503, {})] * 3) as srv:  # push-back: backoff jitter as well as the pace's
-        mon = Monitor(
-            "seeded",
-            server=srv.url,
-            token="t",
-            spool_dir=tmp_path,
-            send=True,
-            flush_interval=0.05,
-            send_interval=0.05,
-        )
+        mon = monitor_for(srv, tmp_path, every=0.05)
         watched = draws(mon)
         mon.close(timeout=5)
     assert len(srv.requests) >= 3

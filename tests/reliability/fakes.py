@@ -62,6 +62,21 @@ class ScriptedServer:
         self.httpd.server_close()
 
 
+def monitor_for(srv: ScriptedServer, spool_dir, every: float):
+    """A sending ``Monitor`` for ``srv`` that flushes every ``every`` s and sends twice as seldom."""
+    from tpuwatch.monitor import Monitor
+
+    return Monitor(
+        "scripted",
+        server=srv.url,
+        token="t",
+        spool_dir=spool_dir,
+        send=True,
+        flush_interval=every,
+        send_interval=2 * every,
+    )
+
+
 class CuttingProxy:
     """A TCP proxy that passes requests to ``target`` but, for the first ``cuts`` connections that
     carry a request, closes the client's side as soon as the server starts answering: the server

@@ -11,10 +11,9 @@ import pytest
 
 from tests.conftest import make_token, start_server
 from tests.helpers import api, jobs
-from tests.reliability.fakes import ScriptedServer
+from tests.reliability.fakes import ScriptedServer, monitor_for
 from tests.reliability.spooling import fill_spool
 from tpuwatch import sender as sender_module
-from tpuwatch.monitor import Monitor
 from tpuwatch.sender import Backoff, Sender
 from tpuwatch.spool import Spool
 from tpuwatch.transport import HttpTransport
@@ -71,15 +70,7 @@ def test_a_host_waiting_for_an_answer_sends_one_bigger_request_not_a_queue_of_th
     # A busy server answers after 1 s; the host's own interval is 0.2 s. Without waiting for the
     # answer it would close a segment, one request each, every 0.2 s and queue them on the server.
     with ScriptedServer([], delay=1.0) as srv:
-        mon = Monitor(
-            "busy",
-            server=srv.url,
-            token="t",
-            spool_dir=tmp_path,
-            send=True,
-            flush_interval=0.1,
-            send_interval=0.2,
-        )
+        mon = monitor_for(srv, tmp_path, every=0.1)
         for _ in range(60):
             with mon.step():
                 time.sleep(0.05)
