@@ -7,17 +7,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
 import sys
 import time
 from pathlib import Path
 
 from tpuwatch import config, log, provenance, wire
 from tpuwatch.fit import fit_json, fit_name
-
-# Our own generator: the global one belongs to the program being watched, which may seed it
-# and must get the same draws with tpuwatch as without.
-_jitter = random.Random()
+from tpuwatch.sender import jittered  # the agent's own generator, never the global one
 
 
 def write_meta(spool_dir: Path, run_id: str, job: str, host: int, server: str, token: str | None) -> None:
@@ -117,4 +113,4 @@ class PaceFile:
 
     def next_wait(self) -> float:
         """The interval, jittered by +/- 25 % so that the hosts of a slice drift apart."""
-        return self.current() * _jitter.uniform(0.75, 1.25)
+        return jittered(self.current(), 0.25)

@@ -89,7 +89,7 @@ class Pace:
 
     def next_wait(self) -> float:
         """The interval, jittered by +/- ``jitter`` so that hosts started together drift apart."""
-        return self.interval * _jitter.uniform(1.0 - self.jitter, 1.0 + self.jitter)
+        return jittered(self.interval, self.jitter)
 
     def slow_down(self, retry_after: float | None = None) -> None:
         self.interval = min(max(self.cap, self.floor), max(self.interval * 2.0, retry_after or 0.0))
@@ -103,6 +103,11 @@ class Pace:
             return
         self.floor = min(MAX_ASKED_PACE_S, max(self.base, asked))
         self.interval = max(self.interval, self.floor)
+
+
+def jittered(seconds: float, fraction: float = 0.25) -> float:
+    """``seconds`` times a random factor within 1 +/- ``fraction`` (from the agent's own generator)."""
+    return seconds * _jitter.uniform(1.0 - fraction, 1.0 + fraction)
 
 
 class _Retry(Exception):

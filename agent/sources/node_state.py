@@ -4,8 +4,8 @@ Polls ``google.cloud.tpu_v2.TpuClient.get_node`` every ``every`` seconds (30 to 
 API is rate-limited per project) and records an event when what it says changes. A state that
 explains a dying job (PREEMPTED, REPAIRING, TERMINATED, an unhealthy health value) carries
 ``likely_cause`` so the server can name it. Stopping asks once more, so the state at the job's
-end is recorded even when the job dies between two polls. ``google-cloud-tpu`` is imported only here, in the
-source's own thread. Example::
+end is recorded even when the job dies between two polls. ``google-cloud-tpu`` is imported only
+here, in the source's own thread. Example::
 
     NodeStateSource(mon, "projects/p/locations/us-central2-b/nodes/my-v4", every=45).start()
 """
@@ -71,7 +71,6 @@ class NodeStateSource:
     """Background poller of one TPU node; says once why it cannot poll and then stops."""
 
     name = "tpu node state (Cloud TPU API)"
-    stop_within = 5.0  # stop() takes one last look: a request
 
     def __init__(
         self,

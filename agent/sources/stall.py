@@ -41,7 +41,6 @@ class StallWatcher:
     """Watches the progress file; a step overdue by ``max(floor, factor * p50)`` triggers a dump."""
 
     name = "stall stacks"
-    stop_within = 1.0
 
     def __init__(
         self,
@@ -68,7 +67,7 @@ class StallWatcher:
         self._thread.start()
         return self
 
-    def stop(self, timeout: float = 2.0) -> None:
+    def stop(self, timeout: float = 1.0) -> None:
         self._stop.set()
         self._thread.join(timeout)
 

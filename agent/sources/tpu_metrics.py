@@ -92,7 +92,6 @@ class TpuMetricsSource:
     """Samples HBM used/total and duty cycle per chip into ``monitor`` every ``every`` seconds."""
 
     name = "tpu metrics (libtpu runtime metrics service)"
-    stop_within = 1.0
 
     def __init__(self, monitor, address: str = "localhost:8431", every: float = 5.0, timeout: float = 1.0):
         self.monitor = monitor
@@ -112,7 +111,7 @@ class TpuMetricsSource:
         self._thread.start()
         return self
 
-    def stop(self, timeout: float = 2.0) -> None:
+    def stop(self, timeout: float = 1.0) -> None:
         self._stop.set()
         self._thread.join(timeout)
         if self._client is not None:
