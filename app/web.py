@@ -56,7 +56,12 @@ def _when(ts: float | None) -> str:
     return f"{text} UTC" if text else f"{OUT_OF_RANGE} ({ts:.6g})"
 
 
-def _secs(v: float | None) -> str:
+def secs(v: float | None) -> str:
+    """Seconds as a person reads them.
+
+    >>> secs(0.0071), secs(2.5)
+    ('7.1 ms', '2.50 s')
+    """
     if v is None:
         return "-"
     if not math.isfinite(v):
@@ -92,7 +97,7 @@ def json_twin(data: BaseModel | dict) -> JSONResponse:
 
 def make_templates() -> Jinja2Templates:
     templates = Jinja2Templates(directory=str(resource_dir("templates")))
-    templates.env.filters.update(ago=_ago, when=_when, secs=_secs, bidi=_bidi, bidi_text=_bidi_text)
+    templates.env.filters.update(ago=_ago, when=_when, secs=secs, bidi=_bidi, bidi_text=_bidi_text)
     return templates
 
 

@@ -32,12 +32,17 @@ def jobs(client: httpx.Client) -> list[dict]:
     return resp.json()["jobs"]
 
 
-def wait_for_job(client: httpx.Client, name: str, status: str | None = None, timeout: float = 20.0) -> dict:
-    """The job called ``name`` once it shows up (with ``status``, when given)."""
-    return wait_until(
-        lambda: next((j for j in jobs(client) if j["name"] == name and status in (None, j["status"])), None),
-        timeout=timeout,
-    )
+def wait_for_job(
+    client: httpx.Client, name: str, status: str | None = None, timeout: float = 20.0, ended: bool = False
+) -> dict:
+    """The job called ``name`` once it shows up (with ``status``, when given; once it exited, with
+    ``ended``: a ``diverged`` job is diverged before it exits too)."""
+
+    def ready(j: dict) -> bool:
+        done = not ended or j["ended_at"] is not None
+        return j["name"] == name and status in (None, j["status"]) and done
+
+    return wait_until(lambda: next((j for j in jobs(client) if ready(j)), None), timeout=timeout)
 
 
 def primary_category(text: str) -> str:

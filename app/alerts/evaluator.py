@@ -16,7 +16,7 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from tpuwatch.server.alerts import messages
+from tpuwatch.server.alerts import diverged, messages
 from tpuwatch.server.alerts.rules import JobFacts, Verdict, judge, needs_stall_facts
 from tpuwatch.server.alerts.speed import SpeedTracker
 from tpuwatch.server.db import insert_ignore
@@ -105,7 +105,8 @@ class Evaluator:
 
     def _candidates(self, session: Session, now: float):
         open_jobs = select(Alert.job_id).where(
-            Alert.open_key.is_not(None), ~and_(Alert.condition == "failed", Alert.acked_at.is_not(None))
+            Alert.open_key.is_not(None),
+            ~and_(Alert.condition.in_(("failed", diverged.CONDITION)), Alert.acked_at.is_not(None)),
         )
         q = (
             select(Job, Project.name)
@@ -114,6 +115,7 @@ class Evaluator:
                 or_(
                     and_(Job.ended_at.is_(None), Job.last_seen_at > now - ACTIVE_HORIZON_S),
                     and_(Job.status == "failed", Job.ended_at > now - FAILED_LOOKBACK_S),
+                    diverged.recent(now),
                     Job.id.in_(open_jobs),
                 )
             )
@@ -135,6 +137,7 @@ class Evaluator:
             ended_at=job.ended_at,
             exit_code=job.exit_code,
             exit_signal=job.exit_signal,
+            diverged_at=job.diverged_at,
         )
         if m.node:
             f.node_state, f.node_health, f.node_cause = m.node[2], m.node[3], m.node[4]
@@ -224,10 +227,11 @@ class Evaluator:
         for job, project in candidates:
             f = self.facts(session, job, project, now)
             alert = open_alerts.get(job.id)
-            if f.status == "failed" and (alert is None or alert.condition != "failed"):
+            said = diverged.CONDITION if f.diverged_at is not None else f.status
+            if said in ("failed", diverged.CONDITION) and (alert is None or alert.condition != said):
                 f.error_title = self._error_title(session, job.id)
             self._speed.refresh_bar(session, job, now)
-            verdict = judge(f, now, self.settings)
+            verdict = diverged.judge_diverged(f) or judge(f, now, self.settings)
             action = self._apply(session, job, f, verdict, alert, now)
             if action:
                 done.append(action)

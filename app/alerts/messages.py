@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 TITLES = {
+    "diverged": "diverged (loss NaN or infinite)",
     "stalled": "stalled",
     "lost": "lost (agent silent)",
     "failed": "failed",
@@ -19,6 +20,7 @@ TITLES = {
     "low_mfu": "MFU under the floor",
 }
 RECOVERY = {
+    "diverged": "the job is no longer diverged",
     "stalled": "steps resumed",
     "lost": "its agents report again",
     "failed": "the job is no longer failing",
@@ -40,7 +42,7 @@ class Message:
 def links(public_url: str, job_id: int, condition: str) -> list[tuple[str, str]]:
     base = public_url.rstrip("/")
     out = [("job page", f"{base}/jobs/{job_id}")]
-    if condition == "failed":
+    if condition in ("failed", "diverged"):
         out.append(("post-mortem", f"{base}/jobs/{job_id}/postmortem"))
     out.append(("alerts", f"{base}/alerts"))
     return out

@@ -16,7 +16,17 @@ from tpuwatch.server.alerts import slowdown
 from tpuwatch.server.alerts.slowdown import FloorFacts, SpeedFacts
 from tpuwatch.server.settings import Settings
 
-CONDITIONS = ("failed", "preempted", "lost", "unhealthy", "stalled", "slowdown", "low_goodput", "low_mfu")
+CONDITIONS = (
+    "diverged",
+    "failed",
+    "preempted",
+    "lost",
+    "unhealthy",
+    "stalled",
+    "slowdown",
+    "low_goodput",
+    "low_mfu",
+)
 # A step interval this many MADs above the median, or this many medians, is no longer noise.
 K_MAD = 20.0
 M_MEDIAN = 10.0
@@ -55,6 +65,7 @@ class JobFacts:
     speed: SpeedFacts | None = None  # recent step intervals and the job's usual one (slowdown)
     floors: FloorFacts | None = None  # goodput / MFU against the project's floors
     host_lines: list[str] = field(default_factory=list)  # which host of a slice stopped first
+    diverged_at: float | None = None  # its loss went NaN or infinite (alerts/diverged.py)
 
     def phase_open(self) -> bool:
         return self.phase_began_at is not None and (self.phase_ended_at or 0) < self.phase_began_at

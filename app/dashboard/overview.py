@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session
 from tpuwatch.server.auth.principal import Principal, readable
 from tpuwatch.server.dashboard.schemas import Overview, OverviewJob
 from tpuwatch.server.goodput.bars import bars
-from tpuwatch.server.jobs import figures
 from tpuwatch.server.jobs.service import STATUS_ORDER, list_jobs
+from tpuwatch.server.jobs.status import POSTMORTEM
 from tpuwatch.server.models import LEVEL_WIDTHS, Event, Job, Project, StepRollup
 from tpuwatch.server.settings import Settings
 from tpuwatch.wire import Kind
@@ -43,26 +43,19 @@ def overview(
     )
     jobs = sorted(listing.jobs, key=lambda j: (STATUS_ORDER.get(j.status, 9), -j.started_at, -j.id))
     ids = [j.id for j in jobs]
-    window = figures.window_totals(session, ids)
-    now = time.time()
-    trends = _trends(session, {j.id: j.steps / max(1, j.hosts) for j in jobs})
-    hbm = figures.hbm_shares(session, ids)
+    trends = _trends(session, {j.id: j.steps for j in jobs})
     errors = _last_errors(session, [j.id for j in jobs if j.errors])
     goodput = bars(session, ids)
     rows = []
     for j in jobs:
         err = errors.get(j.id, {})
-        input_share, steps_per_s = figures.job_shares(window.get(j.id), j.status, now)
         rows.append(
             OverviewJob(
                 **j.model_dump(),
-                steps_per_s=steps_per_s,
-                input_share=input_share,
-                hbm_peak_share=hbm.get(j.id),
                 trend=trends.get(j.id, []),
                 error_category=err.get("category"),
                 error_title=err.get("title"),
-                postmortem_url=f"/jobs/{j.id}/postmortem" if j.status in ("failed", "lost") else None,
+                postmortem_url=f"/jobs/{j.id}/postmortem" if j.status in POSTMORTEM else None,
                 goodput=goodput.get(j.id),
             )
         )

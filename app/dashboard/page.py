@@ -11,8 +11,9 @@ from sqlalchemy.orm import Session
 from tpuwatch.server.dashboard.schemas import HostRow, JobPage, TimelineItem
 from tpuwatch.server.goodput.service import page_goodput
 from tpuwatch.server.jobs import figures, silent
-from tpuwatch.server.jobs.schemas import HostOut, JobDetail
-from tpuwatch.server.jobs.service import job_detail
+from tpuwatch.server.jobs.schemas import HostOut
+from tpuwatch.server.jobs.service import detail_and_figures
+from tpuwatch.server.jobs.status import POSTMORTEM
 from tpuwatch.server.metrics.service import HBM_TOTAL, HBM_USED, device_series
 from tpuwatch.server.metrics.training import training_series
 from tpuwatch.server.models import Event, Job, Metric, Step
@@ -195,13 +196,12 @@ def load_events(session: Session, job_id: int, limit: int = 2000) -> list[Event]
 
 
 def job_page(session: Session, job: Job, settings: Settings, points: int = 2000) -> JobPage:
-    detail: JobDetail = job_detail(session, job, settings)
+    detail, fig = detail_and_figures(session, job, settings)
     events = load_events(session, job.id)
     hosts = mark_stragglers(detail.host_list)
     # A slice draws heatmaps and bands (app/slice), not one line per host and chip.
     big = is_slice(detail.hosts)
     device = {} if big else device_series(session, job.id)
-    fig = figures.job_figures(session, job, detail.status, hosts[0].host_index if hosts else 0)
     cards = error_cards(events)
     early = silent.ended_early_card(job, detail.status, events)
     if early is not None and not any(c.get("category") == "nan_inf" for c in cards):  # divergence says why
@@ -219,12 +219,12 @@ def job_page(session: Session, job: Job, settings: Settings, points: int = 2000)
         else step_series(session, job, points=points),
         training=training_series(session, job.id),
         device={k: (v if isinstance(v, str) else [s.model_dump() for s in v]) for k, v in device.items()},
-        postmortem_url=f"/jobs/{job.id}/postmortem" if detail.status in ("failed", "lost") else None,
+        postmortem_url=f"/jobs/{job.id}/postmortem" if detail.status in POSTMORTEM else None,
         **page_goodput(session, job, settings),
     )
 
 
 def job_live(session: Session, job: Job, settings: Settings) -> dict:
     """What the live fragment shows: the job's status, step count and figures (a light query)."""
-    detail = job_detail(session, job, settings)
-    return {"job": detail, "figures": figures.job_figures(session, job, detail.status).as_dict()}
+    detail, fig = detail_and_figures(session, job, settings)
+    return {"job": detail, "figures": fig.as_dict()}

@@ -13,10 +13,6 @@ from tpuwatch.server.series.schemas import StepSeries
 
 
 class OverviewJob(JobOut):
-    # From jobs/figures.py, the same window and formulas as the job page and its cards.
-    steps_per_s: float | None = None  # per host, over the recent window; 0 when stalled or lost
-    input_share: float | None = None  # input wait / (step time + input wait)
-    hbm_peak_share: float | None = None  # peak HBM use / capacity, fullest chip
     trend: list[float] = []  # mean step time per bucket, oldest first
     error_category: str | None = None
     error_title: str | None = None

@@ -117,6 +117,48 @@ def step_time_figure(runs: list[tuple[str, list[float]]]) -> Figure:
     return fig
 
 
+def overlay_figure(
+    lines: list[tuple[str, list, list]], title: str, y_title: str, log: bool = False
+) -> Figure:
+    """Runs overlaid on one step axis: ``lines`` of (label, steps, values).
+
+    >>> fig = overlay_figure([("a #1", [1, 2], [0.5, 0.4]), ("b #2", [1, 2], [0.6, 0.5])], "Loss", "")
+    >>> [t["name"] for t in fig["data"]], fig["layout"]["xaxis"]["title"]["text"]
+    (['a #1', 'b #2'], 'step')
+    """
+    traces = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": xs,
+            "y": ys,
+            "name": label,
+            "hovertemplate": "step %{x}<br>%{y:.4g}<extra>" + label + "</extra>",
+        }
+        for label, xs, ys in lines
+    ]
+    fig = _figure(traces, title, "step", y_title, {"zoom": False})
+    fig["layout"]["yaxis"]["rangemode"] = "normal"
+    if log:
+        fig["layout"]["yaxis"].update(type="log", tickformat=LOG_TICKS)
+    return fig
+
+
+def compare_figures(runs) -> dict[str, str]:
+    """The compare page's charts: step time and loss overlaid, distributions, goodput."""
+    out = {
+        "overlay_steps": to_json(
+            overlay_figure([(r.label, r.steps, r.step_times) for r in runs], "Step time", "seconds", log=True)
+        ),
+        "steps": to_json(step_time_figure([(r.label, r.step_times) for r in runs])),
+        "breakdown": to_json(breakdown_figure([(r.label, r.goodput.model_dump()) for r in runs], "Goodput")),
+    }
+    losses = [(r.label, r.loss["x"], r.loss["y"]) for r in runs if r.loss]
+    if losses:
+        out["loss"] = to_json(overlay_figure(losses, "Loss", ""))
+    return out
+
+
 def page_figures(data) -> dict[str, str]:
     """The job page's and post-mortem's goodput charts as JSON strings (keys missing when empty)."""
     if data.goodput is None:
@@ -133,4 +175,13 @@ def page_figures(data) -> dict[str, str]:
     return out
 
 
-__all__ = ["attempts_figure", "breakdown_figure", "mfu_figure", "page_figures", "step_time_figure", "to_json"]
+__all__ = [
+    "attempts_figure",
+    "breakdown_figure",
+    "compare_figures",
+    "mfu_figure",
+    "overlay_figure",
+    "page_figures",
+    "step_time_figure",
+    "to_json",
+]

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.goodput.breakdown import AttemptFacts, Bucket
-from tpuwatch.server.jobs.status import effective_status
+from tpuwatch.server.jobs.status import outcome
 from tpuwatch.server.models import LEVEL_WIDTHS, Event, Job, Step, StepRollup
 from tpuwatch.server.settings import Settings
 from tpuwatch.wire import Kind, Phase
@@ -28,7 +28,7 @@ EVENT_KINDS = (Kind.PHASE, Kind.CHECKPOINT, Kind.RESTORE, Kind.MODEL_INFO)
 
 def attempt_end(job: Job, settings: Settings, now: float) -> tuple[float, str]:
     """When the attempt ended (or now, while it runs) and how: running, succeeded, failed, lost."""
-    status = effective_status(job, now, settings)
+    status = outcome(job, now, settings)  # how it ended, diverged or not
     if status in ("succeeded", "failed"):
         return (job.ended_at or job.last_seen_at), status
     if status == "lost":

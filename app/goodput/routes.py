@@ -8,8 +8,9 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import Field
 
 from tpuwatch.server.deps import JobDep, ReaderDep, SessionDep, SettingsDep, ViewerDep, WriterDep
+from tpuwatch.server.errors import DomainError
 from tpuwatch.server.goodput import charts, floors, service
-from tpuwatch.server.goodput.compare import Comparison, compare
+from tpuwatch.server.goodput.compare import Comparison, compare, parse_ids, same_rows
 from tpuwatch.server.goodput.schemas import Floors, JobGoodput, MfuPoint, RunGoodput
 from tpuwatch.server.web import FormatQ, json_twin, render
 
@@ -62,20 +63,20 @@ def compare_page(
     principal: ViewerDep,
     session: SessionDep,
     settings: SettingsDep,
-    jobs: Annotated[list[JobIdInt], Query(max_length=4)] = [],  # noqa: B006 - FastAPI only reads it
+    # Text, not ints: the form's four boxes send blanks for the ones left empty.
+    jobs: Annotated[list[Annotated[str, Field(max_length=40)]], Query(max_length=8)] = [],  # noqa: B006
     format: FormatQ = "html",
 ):
-    data = compare(session, principal, jobs, settings) if jobs else None
+    data, error, ids = None, None, []
+    try:
+        ids = parse_ids(jobs)
+        data = compare(session, principal, ids, settings) if ids else None
+    except DomainError as exc:
+        if format == "json":
+            raise
+        error = str(exc)
     if format == "json":
         return json_twin(data or {"runs": [], "differences": [], "labels": {}})
-    figures = {}
-    if data is not None:
-        figures = {
-            "steps": charts.to_json(charts.step_time_figure([(r.label, r.step_times) for r in data.runs])),
-            "breakdown": charts.to_json(
-                charts.breakdown_figure([(r.label, r.goodput.model_dump()) for r in data.runs], "Goodput")
-            ),
-        }
-    return render(
-        request, "goodput/compare.html", {"c": data, "figures": figures, "ids": jobs}, principal=principal
-    )
+    figures = charts.compare_figures(data.runs) if data is not None else {}
+    context = {"c": data, "figures": figures, "ids": ids, "error": error, "same": same_rows(data)}
+    return render(request, "goodput/compare.html", context, principal=principal)

@@ -21,8 +21,9 @@ class Mfu(BaseModel):
     peak_flops: float | None = None  # FLOP/s of the whole job's chips
     peak_source: str | None = None  # "given" | "accelerator type"
     accelerator_type: str | None = None
-    step_time_s: float | None = None  # the steady step time MFU is measured at
+    step_time_s: float | None = None  # the wall time of a step (its input wait included) MFU is over
     mfu: float | None = None
+    warning: str | None = None  # above 100%: the peak or the FLOPs per step are wrong
 
 
 class Goodput(BaseModel):

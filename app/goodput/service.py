@@ -66,7 +66,7 @@ def compute_attempts(
             lost_after = resume_point(facts, following)
             bound = load.boundary(session, facts, lost_after)
         result = breakdown(facts, lost_after, bound)
-        mfu = attempt_mfu(session, facts.job_id, info, result.steady_step_s)
+        mfu = attempt_mfu(session, attempts[i], facts.outcome)
         out[i] = Computed(attempts[i], facts, info, result, mfu)
     return out
 
@@ -179,8 +179,10 @@ def job_mfu_series(
     return _mfu_points(session, job, *load.attempt_facts(session, job, settings, now))
 
 
-def _mfu_points(session: Session, job: Job, facts: AttemptFacts, info) -> list[MfuPoint]:
-    mfu = attempt_mfu(session, job.id, info, facts.steady)
+def _mfu_points(
+    session: Session, job: Job, facts: AttemptFacts, info, mfu: Mfu | None = None
+) -> list[MfuPoint]:
+    mfu = mfu if mfu is not None else attempt_mfu(session, job, facts.outcome)
     first = facts.first_step[0] if facts.first_step else None
     return mfu_series(facts.buckets, mfu, first)
 
@@ -191,5 +193,5 @@ def page_goodput(session: Session, job: Job, settings: Settings, now: float | No
     now = time.time() if now is None else now
     attempt, computed = _job_goodput(session, job, settings, now)  # its facts serve the MFU chart too
     run = run_goodput(session, job, settings, now) if attempt.attempts > 1 else None
-    points = _mfu_points(session, job, computed.facts, computed.info)
+    points = _mfu_points(session, job, computed.facts, computed.info, computed.mfu)
     return {"goodput": attempt, "run_goodput": run, "mfu_points": points}

@@ -18,7 +18,7 @@ from tpuwatch.server.ingest.group import Group, greatest, least, plain
 from tpuwatch.server.ingest.schemas import Batch, IngestResult
 from tpuwatch.server.jobs.label import KEY as LABEL_KEY
 from tpuwatch.server.jobs.label import label_attrs
-from tpuwatch.server.jobs.silent import record_divergence
+from tpuwatch.server.jobs.silent import diverged_in, mark_diverged, record_divergence
 from tpuwatch.server.logs.service import store_lines
 from tpuwatch.server.models import Event, IngestDrop, Job, JobHost
 from tpuwatch.server.series.thinning import Reference, keep_rows, keeps_every_step
@@ -198,6 +198,8 @@ def _store_extras(session: Session, job_id: int, batch: Batch) -> None:
                 for t, k, m, data in events
             ],
         )
+        if (when := diverged_in(events)) is not None:
+            mark_diverged(session, job_id, when)
     if batch.metrics:
         rows = [
             (job_id, host, m[2], m[1], m[0], m[3] if m[3] is not None and math.isfinite(m[3]) else None)

@@ -1,45 +1,68 @@
-"""The derived figures of a job, computed once, here, from one window: the overview's table, the
-job page and the performance cards all read them, so they cannot disagree.
+"""The derived figures of a job, computed once, here, from one window of its stored series: the
+header, the hosts table, the overview, the post-mortem, the compare page, ``/metrics``, the jobs API
+and the performance cards all read them, so they cannot disagree.
 
 The window is the last ``WINDOW_STEPS`` steps of the job (every host), without its first step
 (XLA compilation, often 100x the rest). Input wait is timed outside the step (``mon.wrap``,
-``with mon.input_wait():`` before ``with mon.step():``), so the time a step costs is its duration
-plus its wait, and the input-bound share is wait over that sum: never above 100%.
+``with mon.input_wait():`` before ``with mon.step():``), so the wall time a step costs is its
+duration plus its wait:
 
-- ``input_share`` = sum(wait) / sum(duration + wait)
+- ``steps``: training steps, the furthest host's count (hosts step together: never a sum over
+  hosts); ``hosts`` beside it
+- ``step_time_p50`` / ``step_time_p90`` / ``input_wait_p50``: over the reference host's (the lowest
+  with steps) raw steps in the window
+- ``input_share`` = sum(wait) / sum(duration + wait), never clipped: it cannot pass 100%
+- ``step_wall_s`` = sum(duration + wait) / steps, the wall time of one step
 - ``steps_per_s`` = steps / (sum(duration + wait) + the quiet since the last step beyond one
   more step's time, while the job runs), per host; 0 for a stalled or lost job (its rate now)
-- ``step_time_p50`` / ``input_wait_p50``: medians of the first host's steps in the window
+- ``mfu`` = model FLOPs per step / (``step_wall_s`` x the job's peak FLOP/s): over wall time, the
+  input wait included; above 100% the peak or the FLOPs are wrong, and ``mfu_warning`` says so
 - ``hbm_share``: the fullest chip's peak use over its capacity
 """
 
 from __future__ import annotations
 
-import statistics
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session
 
-from tpuwatch.server.models import Job, Metric, Step, StepRollup
-from tpuwatch.wire import MetricName
+from tpuwatch import mfu as chips
+from tpuwatch.server.jobs import window
+from tpuwatch.server.models import Event, Job, JobHost, Metric, StepRollup
+from tpuwatch.wire import Kind, MetricName
 
-WINDOW_STEPS = 2048  # a multiple of the finest rollup width (16): whole buckets
+WINDOW_STEPS = window.WINDOW_STEPS
 STOPPED = ("stalled", "lost")
+MFU_WRONG = "above 100% of peak: the peak FLOP/s or the FLOPs per step are wrong"
 
 
 @dataclass
 class Figures:
     window_steps: int = 0  # steps of all hosts the shares and rate come from
+    steps: int = 0  # training steps: the furthest host's
+    hosts: int = 0
+    last_step: int | None = None
     input_share: float | None = None
     steps_per_s: float | None = None
     step_time_p50: float | None = None
+    step_time_p90: float | None = None
     input_wait_p50: float | None = None
+    step_wall_s: float | None = None
     hbm_share: float | None = None
+    flops_per_step: float | None = None
+    peak_flops: float | None = None
+    peak_source: str | None = None
+    accelerator_type: str | None = None
+    mfu: float | None = None
+    mfu_warning: str | None = None
+    host_p50: dict[int, float] = field(default_factory=dict)  # per host, same window
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        out["host_p50"] = {str(k): v for k, v in self.host_p50.items()}
+        return out
 
 
 def shares(
@@ -62,6 +85,20 @@ def shares(
         return wait / total, 0.0
     late = max(0.0, quiet - total / n) if status == "running" else 0.0
     return wait / total, n / (total + late)
+
+
+def mfu_of(
+    flops: float | None, step_wall_s: float | None, peak: float | None
+) -> tuple[float | None, str | None]:
+    """(MFU, warning): model FLOPs per step over what the chips could do in one step's wall time.
+
+    >>> mfu_of(46e12, 1.0, 100e12)
+    (0.46, None)
+    >>> mfu_of(2e12, 0.01, 100e12)[1]
+    'above 100% of peak: the peak FLOP/s or the FLOPs per step are wrong'
+    """
+    value = chips.mfu(flops, step_wall_s, peak)
+    return value, (MFU_WRONG if value is not None and value > 1.0 else None)
 
 
 def window_totals(session: Session, ids: list[int]) -> dict[int, tuple[int, float, float, float]]:
@@ -121,34 +158,86 @@ def hbm_shares(session: Session, ids: list[int]) -> dict[int, float]:
     return out
 
 
-def window_steps(session: Session, job: Job, host: int) -> list[tuple[int, float, float]]:
-    """``(step, duration, wait)`` of ``host``'s steps in the window, oldest first, without the
-    job's first step (compilation) when later steps exist."""
-    lo = (job.last_step or 0) - WINDOW_STEPS
-    rows = (
-        session.connection()
-        .execute(
-            select(Step.step, Step.duration, Step.input_wait)
-            .where(Step.job_id == job.id, Step.host_index == host, Step.step > lo)
-            .order_by(Step.step)
+def training_steps(session: Session, ids: list[int]) -> dict[int, tuple[int, int]]:
+    """``{job id: (training steps, hosts)}``: the furthest host's step count, and how many hosts."""
+    if not ids:
+        return {}
+    q = (
+        select(JobHost.job_id, func.max(JobHost.steps), func.count())
+        .where(JobHost.job_id.in_(ids))
+        .group_by(JobHost.job_id)
+    )
+    return {job_id: (int(n or 0), int(h)) for job_id, n, h in session.execute(q)}
+
+
+def model_flops(session: Session, ids: list[int]) -> dict[int, list[tuple[int, dict]]]:
+    """``{job id: [(host, model_info data)]}`` of the jobs that told their model's FLOPs."""
+    if not ids:
+        return {}
+    out: dict[int, list] = {}
+    q = (
+        select(Event.job_id, Event.host_index, Event.data)
+        .where(Event.job_id.in_(ids), Event.kind == Kind.MODEL_INFO)
+        .order_by(Event.ts, Event.id)
+    )
+    for job_id, host, data in session.execute(q):
+        if isinstance(data, dict):
+            out.setdefault(job_id, []).append((host, data))
+    return out
+
+
+def figures_for(
+    session: Session,
+    jobs: list[Job],
+    statuses: dict[int, str],
+    now: float | None = None,
+    *,
+    hosts_too: bool = False,
+    counts: dict[int, tuple[int, int]] | None = None,
+) -> dict[int, Figures]:
+    """Every figure of each of ``jobs`` (``statuses``: their effective status), in a handful of
+    grouped queries; the percentiles of a job are read once per new step (``window.percentiles``).
+    ``hosts_too`` adds each host's median step time (the hosts table); ``counts`` are the jobs'
+    ``training_steps`` when the caller read them already."""
+    from tpuwatch.server.goodput.mfu import flops_per_step, job_peak
+
+    now = time.time() if now is None else now
+    ids = [j.id for j in jobs]
+    totals = window_totals(session, ids)
+    hbm = hbm_shares(session, ids)
+    counts = training_steps(session, ids) if counts is None else counts
+    info = model_flops(session, ids)
+    pcts = window.percentiles(session, [j for j in jobs if counts.get(j.id, (0, 0))[0]], hosts_too)
+    out: dict[int, Figures] = {}
+    for job in jobs:
+        status = statuses.get(job.id, "running")
+        t = totals.get(job.id)
+        share, rate = job_shares(t, status, now)
+        steps, hosts = counts.get(job.id, (0, 0))
+        pct = pcts.get(job.id) or window.Percentiles()
+        f = Figures(
+            window_steps=t[0] if t else 0,
+            steps=steps,
+            hosts=hosts,
+            last_step=job.last_step,
+            input_share=share,
+            steps_per_s=rate,
+            step_time_p50=pct.step_p50,
+            step_time_p90=pct.step_p90,
+            input_wait_p50=pct.wait_p50,
+            step_wall_s=(t[1] + t[2]) / t[0] if t and t[0] else None,
+            hbm_share=hbm.get(job.id),
+            host_p50=pct.host_p50,
         )
-        .all()
-    )
-    if len(rows) > 1 and rows[0][0] <= 1:
-        rows = rows[1:]
-    return [tuple(r) for r in rows]
+        flops = flops_per_step(info.get(job.id, []))
+        if flops:
+            f.flops_per_step = flops
+            f.peak_flops, f.peak_source, f.accelerator_type = job_peak(session, job.id, info.get(job.id, []))
+            f.mfu, f.mfu_warning = mfu_of(flops, f.step_wall_s, f.peak_flops)
+        out[job.id] = f
+    return out
 
 
-def job_figures(session: Session, job: Job, status: str, host: int = 0) -> Figures:
+def job_figures(session: Session, job: Job, status: str, hosts_too: bool = False) -> Figures:
     """Every derived figure of one job (see the module's docstring)."""
-    totals = window_totals(session, [job.id]).get(job.id)
-    share, rate = job_shares(totals, status, time.time())
-    rows = window_steps(session, job, host)
-    return Figures(
-        window_steps=totals[0] if totals else 0,
-        input_share=share,
-        steps_per_s=rate,
-        step_time_p50=statistics.median(r[1] for r in rows) if rows else None,
-        input_wait_p50=statistics.median(r[2] for r in rows) if rows else None,
-        hbm_share=hbm_shares(session, [job.id]).get(job.id),
-    )
+    return figures_for(session, [job], {job.id: status}, hosts_too=hosts_too)[job.id]

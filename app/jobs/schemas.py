@@ -39,11 +39,19 @@ class JobOut(BaseModel):
     run_id: str
     status: str
     hosts: int
-    steps: int
+    # Figures (jobs/figures.py): the same window and formulas on every page, card and /metrics.
+    steps: int  # training steps: the furthest host's count, never a sum over hosts
+    host_steps: int = 0  # steps stored over all hosts together
     last_step: int | None
     last_step_at: float | None
-    step_time_p50: float | None
+    step_time_p50: float | None  # seconds, over the last 2,048 steps without the compile step
+    step_time_p90: float | None = None
     input_wait_p50: float | None
+    input_share: float | None = None  # input wait / (step time + input wait)
+    steps_per_s: float | None = None  # per host, over the recent window; 0 when stalled or lost
+    mfu: float | None = None  # model FLOPs / (wall time of a step x peak), input wait included
+    mfu_warning: str | None = None  # above 100%: the peak or the FLOPs per step are wrong
+    hbm_peak_share: float | None = None  # peak HBM use / capacity, fullest chip
     errors: int
     started_at: float
     ended_at: float | None

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from tpuwatch.server.auth.principal import Principal, readable
 from tpuwatch.server.jobs.causes import likely_cause
+from tpuwatch.server.jobs.figures import Figures, figures_for
 from tpuwatch.server.jobs.label import run_label
 from tpuwatch.server.jobs.schemas import (
     EventList,
@@ -23,22 +24,30 @@ from tpuwatch.server.models import Event, Job, JobHost, Project
 from tpuwatch.server.settings import Settings
 
 # Trouble first on the overview.
-STATUS_ORDER = {"stalled": 0, "lost": 1, "failed": 2, "running": 3, "succeeded": 4}
+STATUS_ORDER = {"stalled": 0, "lost": 1, "failed": 2, "diverged": 3, "running": 4, "succeeded": 5}
 
 
-def _job_out(job: Job, project: str, hosts: int, now: float, settings: Settings) -> dict:
+def _job_out(job: Job, project: str, hosts: int, status: str, fig: Figures) -> dict:
+    """A job as the API and the pages list it; every figure is ``jobs/figures.py``'s."""
     return dict(
         id=job.id,
         name=job.name,
         project=project,
         run_id=job.run_id,
-        status=effective_status(job, now, settings),
+        status=status,
         hosts=hosts,
-        steps=job.steps,
+        steps=fig.steps,
+        host_steps=job.steps,
         last_step=job.last_step,
         last_step_at=job.last_step_at,
-        step_time_p50=job.step_time_p50,
-        input_wait_p50=job.input_wait_p50,
+        step_time_p50=fig.step_time_p50,
+        step_time_p90=fig.step_time_p90,
+        input_wait_p50=fig.input_wait_p50,
+        input_share=fig.input_share,
+        steps_per_s=fig.steps_per_s,
+        mfu=fig.mfu,
+        mfu_warning=fig.mfu_warning,
+        hbm_peak_share=fig.hbm_share,
         errors=job.errors,
         started_at=job.started_at,
         ended_at=job.ended_at,
@@ -62,9 +71,13 @@ def list_jobs(
     project: str | None = None,
 ) -> JobList:
     """Jobs the principal may see, newest first; ``status`` filters on the effective status."""
-    hosts = select(JobHost.job_id, func.count().label("n")).group_by(JobHost.job_id).subquery()
+    hosts = (
+        select(JobHost.job_id, func.count().label("n"), func.max(JobHost.steps).label("steps"))
+        .group_by(JobHost.job_id)
+        .subquery()
+    )
     q = (
-        select(Job, Project.name, func.coalesce(hosts.c.n, 0))
+        select(Job, Project.name, func.coalesce(hosts.c.n, 0), func.coalesce(hosts.c.steps, 0))
         .join(Project, Project.id == Job.project_id)
         .outerjoin(hosts, hosts.c.job_id == Job.id)
         .order_by(Job.started_at.desc(), Job.id.desc())
@@ -75,27 +88,42 @@ def list_jobs(
     if name:
         q = q.where(Job.name.contains(name, autoescape=True))
     now = time.time()
-    rows = [_job_out(job, proj, n, now, settings) for job, proj, n in session.execute(q)]
+    rows = [(job, proj, n, effective_status(job, now, settings), k) for job, proj, n, k in session.execute(q)]
     if status:
-        rows = [r for r in rows if r["status"] == status]
+        rows = [r for r in rows if r[3] == status]
     page = rows[offset : offset + limit]
-    return JobList(jobs=[JobOut(**r) for r in page], total=len(rows), limit=limit, offset=offset)
+    counts = {r[0].id: (int(r[4]), int(r[2])) for r in page}  # the hosts' query gave them already
+    figs = figures_for(session, [r[0] for r in page], {r[0].id: r[3] for r in page}, now, counts=counts)
+    jobs = [JobOut(**_job_out(job, proj, n, st, figs[job.id])) for job, proj, n, st, _ in page]
+    return JobList(jobs=jobs, total=len(rows), limit=limit, offset=offset)
 
 
 def job_detail(session: Session, job: Job, settings: Settings) -> JobDetail:
+    return detail_and_figures(session, job, settings)[0]
+
+
+def detail_and_figures(session: Session, job: Job, settings: Settings) -> tuple[JobDetail, Figures]:
+    """One job with its hosts, and the figures its fields came from (for pages that show more)."""
     hosts = session.scalars(
         select(JobHost).where(JobHost.job_id == job.id).order_by(JobHost.host_index)
     ).all()
     project = session.scalar(select(Project.name).where(Project.id == job.project_id))
-    base = _job_out(job, project, len(hosts), time.time(), settings)
-    return JobDetail(
+    now = time.time()
+    status = effective_status(job, now, settings)
+    fig = figures_for(session, [job], {job.id: status}, now, hosts_too=True)[job.id]
+    base = _job_out(job, project, len(hosts), status, fig)
+    host_list = [HostOut.model_validate(h, from_attributes=True) for h in hosts]
+    for h in host_list:  # each host's median over the same window as the job's (not its last batch)
+        h.step_time_p50 = fig.host_p50.get(h.host_index, h.step_time_p50)
+    detail = JobDetail(
         **base,
-        host_list=[HostOut.model_validate(h, from_attributes=True) for h in hosts],
+        host_list=host_list,
         attrs=job.attrs or {},
         dropped_events=job.dropped_events,
         conflicting_batches=job.conflicting_batches,
         likely_cause=likely_cause(session, job, status=base["status"]),
     )
+    return detail, fig
 
 
 def job_events(session: Session, job: Job, kinds: list[str] | None = None, limit: int = 500) -> EventList:

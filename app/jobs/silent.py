@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.models import Event, Job
@@ -58,7 +58,25 @@ def record_divergence(session: Session, job_id: int, host: int, metrics: list) -
         [{"job_id": job_id, "host_index": host, "ts": ts, "kind": kind, "message": message, "data": data}],
     )
     session.execute(update(Job).where(Job.id == job_id).values(errors=Job.errors + 1))
+    mark_diverged(session, job_id, bad[0])
     return True
+
+
+def mark_diverged(session: Session, job_id: int, ts: float) -> None:
+    """The job's status is ``diverged`` from now on (the first time it was seen is kept)."""
+    session.execute(
+        update(Job).where(Job.id == job_id).values(diverged_at=func.coalesce(Job.diverged_at, ts))
+    )
+
+
+def diverged_in(events: list[tuple]) -> float | None:
+    """When the first error event of a batch (rows ``(ts, kind, message, data)``, classified) said
+    the loss went NaN or infinite (its first card is ``nan_inf``), else None."""
+    for ts, kind, _, data in events:
+        cards = (data or {}).get("cards") if kind == Kind.ERROR else None
+        if cards and isinstance(cards[0], dict) and cards[0].get("category") == "nan_inf":
+            return ts
+    return None
 
 
 def planned_steps(events) -> tuple[int, str] | None:

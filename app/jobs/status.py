@@ -5,10 +5,19 @@ from __future__ import annotations
 from tpuwatch.server.models import Job
 from tpuwatch.server.settings import Settings
 
-STATUSES = ("running", "stalled", "failed", "succeeded", "lost")
+STATUSES = ("running", "stalled", "failed", "diverged", "succeeded", "lost")
+POSTMORTEM = ("failed", "lost", "diverged")  # statuses whose pages link a post-mortem
 
 
 def effective_status(job: Job, now: float, settings: Settings) -> str:
+    """``diverged`` once its loss went NaN or infinite (whatever came after: a run that diverged
+    and exited 0 is no success); else its ``outcome``."""
+    if job.diverged_at is not None:
+        return "diverged"
+    return outcome(job, now, settings)
+
+
+def outcome(job: Job, now: float, settings: Settings) -> str:
     """``failed``/``succeeded`` once the job exited; ``lost`` when its agents went silent;
     ``stalled`` when steps stopped coming although the agents still answer; else ``running``.
 

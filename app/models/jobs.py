@@ -50,6 +50,8 @@ class Job(Base):
     step_time_p50: Mapped[float | None] = mapped_column(Float, nullable=True)
     input_wait_p50: Mapped[float | None] = mapped_column(Float, nullable=True)
     errors: Mapped[int] = mapped_column(Integer, default=0)
+    # When its loss first went NaN or infinite: the job is "diverged" whatever its exit code.
+    diverged_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     exit_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
     exit_signal: Mapped[str | None] = mapped_column(String(32), nullable=True)
     dropped_events: Mapped[int] = mapped_column(BigInteger, default=0)

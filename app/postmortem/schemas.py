@@ -30,8 +30,10 @@ class RunSummary(BaseModel):
     id: int
     name: str
     status: str
-    steps: int
+    steps: int  # training steps (jobs/figures.py)
     step_time_p50: float | None
+    input_share: float | None = None
+    mfu: float | None = None
     duration: float | None
     hosts: int
     started_at: float
@@ -62,6 +64,7 @@ class PostMortem(BaseModel):
     archive_location: str | None = None  # as the agent reported it (gs://...)
     previous: RunSummary | None = None
     this_run: RunSummary
+    vs_previous: str | None = None  # "steps 15% faster than the last good run (7.1 ms vs 8.4 ms)"
     goodput: JobGoodput | None = None  # where the attempt's time went
     run_goodput: RunGoodput | None = None  # its training run, when relaunched
     mfu_points: list[MfuPoint] = []

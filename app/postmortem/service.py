@@ -24,6 +24,7 @@ from tpuwatch.server.slice.bands import BANDS_ABOVE, chip_bands
 from tpuwatch.server.slice.hosts import host_stats, slow_lines, slowest, stopped_first
 from tpuwatch.server.slice.schemas import WhichHost
 from tpuwatch.server.slice.service import is_slice, slice_data
+from tpuwatch.server.web import secs
 from tpuwatch.wire import Kind
 
 LAST_STEPS = 20  # rows of the "last steps" table
@@ -56,7 +57,7 @@ def phases(job: Job, detail: JobDetail, card: dict | None) -> list[Phase]:
                     name="steady",
                     ts=job.first_step_at,
                     duration=max(0.0, job.last_step_at - job.first_step_at),
-                    detail=f"{job.steps} steps over all hosts, p50 {job.step_time_p50 or 0:.3f} s",
+                    detail=f"{detail.steps} steps, p50 {detail.step_time_p50 or 0:.3f} s",
                 )
             )
             out.append(Phase(name="last_step", ts=job.last_step_at, detail=f"step {job.last_step}"))
@@ -114,13 +115,34 @@ def summary(job: Job, detail: JobDetail) -> RunSummary:
         id=job.id,
         name=job.name,
         status=detail.status,
-        steps=job.steps,
-        step_time_p50=job.step_time_p50,
+        steps=detail.steps,
+        step_time_p50=detail.step_time_p50,
+        input_share=detail.input_share,
+        mfu=detail.mfu,
         duration=(end - job.started_at) if end else None,
         hosts=detail.hosts,
         started_at=job.started_at,
         url=f"/jobs/{job.id}",
     )
+
+
+def versus(this: RunSummary, previous: RunSummary | None) -> str | None:
+    """How this run's steps compare with the last good run's, in the right direction.
+
+    >>> a = dict(id=1, name="j", status="failed", steps=1, duration=1.0, hosts=1, started_at=0, url="")
+    >>> versus(RunSummary(**a, step_time_p50=0.0071), RunSummary(**a, step_time_p50=0.0084))
+    'steps 15% faster than the last good run (7.1 ms vs 8.4 ms)'
+    """
+    if previous is None or not this.step_time_p50 or not previous.step_time_p50:
+        return None
+    ratio = this.step_time_p50 / previous.step_time_p50
+    if abs(ratio - 1) < 0.005:
+        how = "as fast as"
+    elif ratio < 1:
+        how = f"{1 - ratio:.0%} faster than"
+    else:
+        how = f"{ratio - 1:.0%} slower than"
+    return f"steps {how} the last good run ({secs(this.step_time_p50)} vs {secs(previous.step_time_p50)})"
 
 
 def previous_success(session: Session, job: Job, settings: Settings) -> RunSummary | None:
@@ -130,6 +152,7 @@ def previous_success(session: Session, job: Job, settings: Settings) -> RunSumma
             Job.project_id == job.project_id,
             Job.name == job.name,
             Job.status == "succeeded",
+            Job.diverged_at.is_(None),  # a run whose loss went NaN is no good run to compare with
             Job.started_at < job.started_at,
             Job.id != job.id,
         )
@@ -163,6 +186,7 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
     location = str(archive.data["url"]) if archive else None
     # A slice's last steps are a heatmap and bands over hosts (one line per host would be 1,024).
     big = is_slice(detail.hosts)
+    this_run, previous = summary(job, detail), previous_success(session, job, settings)
     return PostMortem(
         job=detail,
         phases=phases(job, detail, card),
@@ -185,8 +209,9 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
         log_host=errors[-1].host_index if errors else None,
         archive_url=browsable(location),
         archive_location=location,
-        previous=previous_success(session, job, settings),
-        this_run=summary(job, detail),
+        previous=previous,
+        this_run=this_run,
+        vs_previous=versus(this_run, previous),
         which_host=which_host(session, job, end) if detail.hosts > 1 else None,
         **page_goodput(session, job, settings),
     )

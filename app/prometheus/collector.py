@@ -4,10 +4,12 @@ Series (labels ``project``, ``job``, ``run_id``, ``job_id``):
 
 - ``tpuwatch_job_status{status=...}``: 1 for the job's current status, 0 for the others
 - ``tpuwatch_job_seconds_since_last_step``: how long the job has not stepped (the stall signal)
-- ``tpuwatch_job_step_time_seconds``: median step time of the latest batch
-- ``tpuwatch_job_input_wait_ratio``: input wait / step time (input-bound share)
+- ``tpuwatch_job_step_time_seconds``: median step time over the job's recent window
+- ``tpuwatch_job_input_wait_ratio``: input wait / (step time + input wait) (input-bound share)
+- ``tpuwatch_job_steps_per_second``, ``tpuwatch_job_mfu_ratio``: the job page's figures
 - ``tpuwatch_job_hbm_used_ratio``: the fullest chip's HBM in use / HBM total
-- ``tpuwatch_job_steps_total``, ``tpuwatch_job_errors_total``, ``tpuwatch_job_dropped_events_total``,
+- ``tpuwatch_job_steps_total`` (training steps: the furthest host's), ``tpuwatch_job_errors_total``,
+  ``tpuwatch_job_dropped_events_total``,
   ``tpuwatch_job_conflicting_batches_total`` (batch keys delivered again with different content)
 """
 
@@ -35,17 +37,33 @@ class JobCollector(Collector):
                 "tpuwatch_job_seconds_since_last_step", "seconds since the job's last step", labels=LABELS
             ),
             "step_time": GaugeMetricFamily(
-                "tpuwatch_job_step_time_seconds", "median step time of the latest batch", labels=LABELS
+                "tpuwatch_job_step_time_seconds",
+                "median step time over the last 2,048 steps (the job page's figure)",
+                labels=LABELS,
             ),
             "input_wait_ratio": GaugeMetricFamily(
-                "tpuwatch_job_input_wait_ratio", "share of a step spent waiting for input", labels=LABELS
+                "tpuwatch_job_input_wait_ratio",
+                "input wait / (step time + input wait) over the same steps",
+                labels=LABELS,
+            ),
+            "steps_per_second": GaugeMetricFamily(
+                "tpuwatch_job_steps_per_second",
+                "training steps per second now (0 when stalled)",
+                labels=LABELS,
+            ),
+            "mfu_ratio": GaugeMetricFamily(
+                "tpuwatch_job_mfu_ratio",
+                "model FLOPs / (wall time of a step x peak FLOP/s), input wait included",
+                labels=LABELS,
             ),
             "hbm_used_ratio": GaugeMetricFamily(
                 "tpuwatch_job_hbm_used_ratio", "HBM in use / HBM total on the fullest chip", labels=LABELS
             ),
         }
         counters = {
-            "steps": CounterMetricFamily("tpuwatch_job_steps", "steps stored", labels=LABELS),
+            "steps": CounterMetricFamily(
+                "tpuwatch_job_steps", "training steps (the furthest host's)", labels=LABELS
+            ),
             "errors": CounterMetricFamily("tpuwatch_job_errors", "error events stored", labels=LABELS),
             "dropped_events": CounterMetricFamily(
                 "tpuwatch_job_dropped_events", "events the agent had to drop", labels=LABELS

@@ -10,6 +10,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.auth.principal import Principal, readable
+from tpuwatch.server.jobs.figures import figures_for
 from tpuwatch.server.jobs.status import effective_status
 from tpuwatch.server.models import Job, Metric, Project
 from tpuwatch.server.settings import Settings
@@ -37,6 +38,8 @@ class JobSample:
     step_time: float | None
     input_wait_ratio: float | None
     hbm_used_ratio: float | None
+    steps_per_second: float | None = None
+    mfu_ratio: float | None = None
 
 
 def job_samples(session: Session, principal: Principal, settings: Settings, now: float | None = None):
@@ -50,11 +53,12 @@ def job_samples(session: Session, principal: Principal, settings: Settings, now:
         .limit(MAX_JOBS)
     )
     query = readable(query, principal, Job.project_id)
+    rows = session.execute(query).all()
+    statuses = {job.id: effective_status(job, now, settings) for job, _ in rows}
+    figs = figures_for(session, [job for job, _ in rows], statuses, now)
     samples = []
-    for job, project in session.execute(query).all():
-        ratio = None
-        if job.step_time_p50 and job.input_wait_p50 is not None:
-            ratio = min(1.0, job.input_wait_p50 / job.step_time_p50)
+    for job, project in rows:
+        fig = figs[job.id]
         since = None
         if job.last_step_at is not None:
             since = max(0.0, (job.ended_at or now) - job.last_step_at)
@@ -64,14 +68,16 @@ def job_samples(session: Session, principal: Principal, settings: Settings, now:
                 project=project,
                 name=job.name,
                 run_id=job.run_id,
-                status=effective_status(job, now, settings),
-                steps=job.steps,
+                status=statuses[job.id],
+                steps=fig.steps,
                 errors=job.errors,
                 dropped_events=job.dropped_events,
                 conflicting_batches=job.conflicting_batches,
                 seconds_since_last_step=since,
-                step_time=job.step_time_p50,
-                input_wait_ratio=ratio,
+                step_time=fig.step_time_p50,
+                input_wait_ratio=fig.input_share,
+                steps_per_second=fig.steps_per_s,
+                mfu_ratio=fig.mfu,
                 hbm_used_ratio=_hbm_ratio(session, job),
             )
         )

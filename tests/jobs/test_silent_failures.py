@@ -62,12 +62,13 @@ def test_keras_nan_loss_and_dataset_run_out_end_flagged_although_exit_0(
         assert p.returncode == 0, err.decode()[-3000:]
     assert b"Invalid loss, terminating training" in outs[0][0]
     with api(live_server.url, token) as c:
-        nan_job = wait_for_job(c, "keras-nan", "succeeded")
+        nan_job = wait_for_job(c, "keras-nan", "diverged", ended=True)
         short_job = wait_for_job(c, "keras-short", "succeeded")
         nan_page, short_page = _page(c, nan_job), _page(c, short_job)
         html = c.get(f"/jobs/{nan_job['id']}").text
 
     assert nan_page["flags"] == ["diverged"]
+    assert nan_job["exit_code"] == 0  # exited cleanly, and still no success: its status is diverged
     categories = {card["category"] for card in nan_page["error_cards"]}
     assert categories == {"nan_inf"}
     evidence = " ".join(card["evidence"] for card in nan_page["error_cards"])
@@ -97,9 +98,8 @@ def test_mon_log_nan_and_total_steps_flag_a_custom_loop(live_server, sessions, s
     _loop(live_server.url, token, "loop-short", [1.0 / n for n in range(1, 11)], total_steps=100)
     _loop(live_server.url, token, "loop-whole", [1.0 / n for n in range(1, 11)], total_steps=10)
     with api(live_server.url, token) as c:
-        inf_job, short_job, whole_job = (
-            wait_for_job(c, name, "succeeded") for name in ("loop-inf", "loop-short", "loop-whole")
-        )
+        inf_job = wait_for_job(c, "loop-inf", "diverged", ended=True)
+        short_job, whole_job = (wait_for_job(c, name, "succeeded") for name in ("loop-short", "loop-whole"))
         inf_page, short_page, whole_page = (_page(c, j) for j in (inf_job, short_job, whole_job))
     assert inf_page["flags"] == ["diverged"]
     (card,) = inf_page["error_cards"]

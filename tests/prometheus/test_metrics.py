@@ -47,7 +47,8 @@ def test_metrics_report_per_job_gauges_in_the_prometheus_format(live_server, ses
     s = _samples(r.text)
     job = (("job", "bert"),)
     assert s[("tpuwatch_job_step_time_seconds", job)] == pytest.approx(0.5)
-    assert s[("tpuwatch_job_input_wait_ratio", job)] == pytest.approx(0.2)
+    # The page's input share: wait over step and wait together (0.1 / 0.6), never wait / step.
+    assert s[("tpuwatch_job_input_wait_ratio", job)] == pytest.approx(0.1 / 0.6)
     assert ("tpuwatch_job_hbm_used_ratio", job) not in s  # no device samples: no series, not 0
     assert 5 <= s[("tpuwatch_job_seconds_since_last_step", job)] < 60
     assert s[("tpuwatch_job_steps_total", job)] == 4
