@@ -57,7 +57,12 @@ class _Tee(threading.Thread):
         for fd in self.streams:
             sel.register(fd, selectors.EVENT_READ)
         while sel.get_map():
-            for key, _ in sel.select():
+            ready = sel.select(timeout=0.5)
+            if not ready:  # quiet output: an exception printed before a hang still becomes an error
+                for stream in self.streams.values():
+                    for err in stream.assembler.idle():
+                        self._report(stream, err)
+            for key, _ in ready:
                 stream = self.streams[key.fd]
                 try:
                     chunk = os.read(key.fd, 65536)
@@ -96,9 +101,9 @@ class _Tee(threading.Thread):
         line = raw.decode("utf-8", "replace")
         if "\r" in line:  # progress bars redraw with CR: only the last state matters
             line = line.rstrip("\r").rsplit("\r", 1)[-1]
-        self.mon.lines.push(line, stream.name)  # the live log
+        number = self.mon.lines.push(line, stream.name)  # the live log
         if line.startswith(log.PREFIX):  # the child's own tpuwatch notices: kept in the log, never a hint
-            for err in stream.assembler.feed(line):
+            for err in stream.assembler.feed(line, number):
                 self._report(stream, err)
             return
         for hint in HANG_HINTS:
@@ -106,8 +111,8 @@ class _Tee(threading.Thread):
                 self.mon.event(wire.Kind.HANG_HINT, line[:2000], stream=stream.name)
                 break
         if DIVERGED_LINE in line:
-            self.mon.event(wire.Kind.ERROR, line[:2000], source="log", line=self.mon.lines.seen)
-        for err in stream.assembler.feed(line):
+            self.mon.event(wire.Kind.ERROR, line[:2000], source="log", line=number, first_line=number)
+        for err in stream.assembler.feed(line, number):
             self._report(stream, err)
 
     def _report(self, stream: _Stream, err) -> None:
@@ -118,7 +123,9 @@ class _Tee(threading.Thread):
             context=err.context,
             stream=stream.name,
             source="traceback",
-            line=self.mon.lines.seen,  # where it ends in this host's live log
+            # Where it begins and ends in this host's live log: the line numbers the job page shows.
+            line=err.last_line if err.last_line is not None else self.mon.lines.seen,
+            first_line=err.first_line,
         )
 
 

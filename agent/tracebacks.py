@@ -1,12 +1,15 @@
 """Turns a stream of output lines into error events: one per Python traceback (chained
 exceptions stay together), with the lines that came before it as context.
 
-Feed it lines with ``feed(line)``; it returns finished errors. Call ``flush()`` at the end.
+Feed it lines with ``feed(line, number)``; it returns finished errors. ``idle()`` finishes a
+traceback whose exception line came a while ago with nothing after it (a process that printed an
+exception and then hung: no next line will ever close it). Call ``flush()`` at the end.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections import deque
 from dataclasses import dataclass
 
@@ -23,6 +26,7 @@ _EXC_LINE = re.compile(
 _GLOG_FATAL = re.compile(r"^F\d{4} \d\d:\d\d:\d\d")
 MAX_LINES = 400
 MAX_CHARS = 64 * 1024
+QUIET_S = 2.0  # an exception line with nothing after it for this long ends its traceback
 
 
 @dataclass
@@ -30,6 +34,8 @@ class ErrorText:
     text: str
     context: list[str]
     exception: str  # the closing line: "ValueError: ..."
+    first_line: int | None = None  # the text's first and last lines' numbers in the output
+    last_line: int | None = None
 
 
 class TracebackAssembler:
@@ -42,15 +48,22 @@ class TracebackAssembler:
         self._exc: str | None = None
         self._after_exc = 0
         self._chars = 0
+        self._first: int | None = None
+        self._last: int | None = None
+        self._fed_at = 0.0
 
-    def feed(self, line: str) -> list[ErrorText]:
+    def feed(self, line: str, number: int | None = None) -> list[ErrorText]:
+        """``number``: the line's number in the output (the live log's), so an error names the
+        lines it spans the way the job page numbers them."""
         line = line.rstrip("\r\n")
+        self._fed_at = time.monotonic()
         out: list[ErrorText] = []
         if self._buf is None:
             if line.startswith(_START) or line.strip() == _START:
                 self._begin(line)
+                self._first = self._last = number
             elif _GLOG_FATAL.match(line):
-                out.append(ErrorText(line, list(self._recent), line))
+                out.append(ErrorText(line, list(self._recent), line, number, number))
                 self._recent.append(line)
             else:
                 self._recent.append(line)
@@ -59,21 +72,21 @@ class TracebackAssembler:
         stripped = line.strip()
         if self._exc is None:
             if line.startswith((" ", "\t")) or not stripped or _CHAIN.match(stripped):
-                self._add(line)
+                self._add(line, number)
             elif _EXC_LINE.match(line):
-                self._add(line)
+                self._add(line, number)
                 self._exc = line
                 self._after_exc = 0
             else:
-                self._add(line)  # odd frame text (e.g. a C++ frame); keep going
+                self._add(line, number)  # odd frame text (e.g. a C++ frame); keep going
             return out
         # After the exception line: its message may go on for lines, or the exception is chained.
         if not stripped:
-            self._add(line)
+            self._add(line, number)
             self._after_exc += 1
             return out
         if _CHAIN.match(stripped):
-            self._add(line)
+            self._add(line, number)
             self._exc = None
             return out
         if (
@@ -81,12 +94,19 @@ class TracebackAssembler:
             and not line.startswith(_START)
             and not _looks_like_new_record(line)
         ):
-            self._add(line)
+            self._add(line, number)
             self._after_exc += 1
             return out
         out.append(self._finish())
-        out.extend(self.feed(line))
+        out.extend(self.feed(line, number))
         return out
+
+    def idle(self, quiet: float = QUIET_S) -> list[ErrorText]:
+        """The traceback being read, finished, when its exception line came and nothing has
+        followed for ``quiet`` seconds; else nothing."""
+        if self._buf is None or self._exc is None or time.monotonic() - self._fed_at < quiet:
+            return []
+        return [self._finish()]
 
     def flush(self) -> list[ErrorText]:
         if self._buf is None:
@@ -100,17 +120,21 @@ class TracebackAssembler:
         self._exc = None
         self._after_exc = 0
 
-    def _add(self, line: str) -> None:
+    def _add(self, line: str, number: int | None = None) -> None:
         assert self._buf is not None
         if len(self._buf) < MAX_LINES and self._chars < MAX_CHARS:
             self._buf.append(line)
             self._chars += len(line) + 1
+            if line.strip():
+                self._last = number if number is not None else self._last
 
     def _finish(self) -> ErrorText:
         buf = self._buf or []
         while buf and not buf[-1].strip():
             buf.pop()
-        err = ErrorText("\n".join(buf), self._context, self._exc or (buf[-1] if buf else ""))
+        err = ErrorText(
+            "\n".join(buf), self._context, self._exc or (buf[-1] if buf else ""), self._first, self._last
+        )
         self._recent.extend(buf[-5:])
         self._buf = None
         self._exc = None

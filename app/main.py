@@ -11,7 +11,6 @@ from contextlib import asynccontextmanager
 import anyio
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
-from fastapi.staticfiles import StaticFiles
 from starlette.middleware.sessions import SessionMiddleware
 
 from tpuwatch.server.api import include_routers
@@ -19,7 +18,6 @@ from tpuwatch.server.db import make_engine, make_sessionmaker
 from tpuwatch.server.deps import LoginRequired
 from tpuwatch.server.errors import install as install_errors
 from tpuwatch.server.ingest.writer import Writer
-from tpuwatch.server.resources import resource_dir
 from tpuwatch.server.settings import Settings
 from tpuwatch.server.web import make_templates
 
@@ -51,6 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ).start()
         from tpuwatch.server.alerts.loop import start_alert_loop
 
+        app.state.precompress = app.state.static_store.start(app.state.static_files.sources())
         run_alerts = settings.alerts_enabled and not app.state.db_health.damaged
         alerts = start_alert_loop(app) if run_alerts else None
         try:
@@ -99,5 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return RedirectResponse(f"/login?next={request.url.path}", status_code=303)
 
     include_routers(app)
-    app.mount("/static", StaticFiles(directory=str(resource_dir("static"))), name="static")
+    from tpuwatch.server.assets.static import install as install_assets
+
+    app.state.static_store = install_assets(app, settings.asset_cache_dir)  # outermost: compresses all
     return app

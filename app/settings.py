@@ -23,6 +23,9 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     secret_key: str = Field("", description="signs session cookies; generated into data_dir if empty")
     open_access: bool = Field(False, description="pages need no login (demo on loopback only)")
+    asset_cache_dir: Path | None = Field(
+        None, description="where compressed copies of the static files are kept; empty: the user's cache dir"
+    )
 
     max_body_bytes: int = 16 << 20  # compressed or not, what we read off the socket
     max_decoded_bytes: int = 64 << 20  # after gunzip

@@ -71,6 +71,24 @@ def secs(v: float | None) -> str:
     return f"{v:.2f} s"
 
 
+def duration(v: float | None) -> str:
+    """A span of time as a person says it.
+
+    >>> duration(42), duration(3725), duration(90061)
+    ('42 s', '1 h 2 min', '1 d 1 h')
+    """
+    if v is None or not math.isfinite(v) or v < 0:
+        return "-"
+    s = int(v)
+    if s < 120:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    if s < 86400:
+        return f"{s // 3600} h {s % 3600 // 60} min"
+    return f"{s // 86400} d {s % 86400 // 3600} h"
+
+
 def _bidi(value) -> Markup:
     """User text (a job, project or host name, a log line) in ``<bdi>``: whatever direction it takes,
     a right-to-left override in it cannot flip the page's own labels around it.
@@ -97,7 +115,9 @@ def json_twin(data: BaseModel | dict) -> JSONResponse:
 
 def make_templates() -> Jinja2Templates:
     templates = Jinja2Templates(directory=str(resource_dir("templates")))
-    templates.env.filters.update(ago=_ago, when=_when, secs=secs, bidi=_bidi, bidi_text=_bidi_text)
+    templates.env.filters.update(
+        ago=_ago, when=_when, secs=secs, duration=duration, bidi=_bidi, bidi_text=_bidi_text
+    )
     return templates
 
 

@@ -12,7 +12,6 @@ import json
 import math
 from typing import Any
 
-from tpuwatch.server.metrics.schemas import TrainingChart, TrainingSeries
 from tpuwatch.server.series.schemas import StepSeries
 from tpuwatch.server.web import utc
 
@@ -114,78 +113,6 @@ def device_figures(device: dict) -> dict[str, str]:
     if device.get("duty"):
         out["duty"] = to_json(device_figure(device["duty"], "Duty cycle per chip", "% busy"))
     return out
-
-
-def training_figure(chart: TrainingChart, job_id: int) -> Figure:
-    """One chart of training metrics: a line per (name, host), x in steps or time; a dotted red
-    line where a value was NaN or infinite (the run diverged there).
-
-    ``layout.meta.training`` tells static/js/training.js which charts take its smoothing and
-    log/linear controls."""
-    hosts = {ln.host for ln in chart.lines}
-    by_time = chart.x_axis == "time"
-    traces = []
-    marks: list = []
-    for ln in chart.lines:
-        label = ln.name if len(hosts) == 1 else f"{ln.name} · host {ln.host}"
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines" if len(ln.x) > 1 else "markers",
-                "x": [_iso(t) for t in ln.x] if by_time else ln.x,
-                "y": ln.y,
-                "name": label,
-                "hovertemplate": ("%{x}" if by_time else "step %{x}")
-                + "<br>%{y:.5g}<extra>"
-                + label
-                + "</extra>",
-            }
-        )
-        if ln.nonfinite and not marks:
-            marks.append((ln.nonfinite[0], ln.name))
-    meta = {"zoom": False, "training": chart.key, "job_id": job_id, "x": chart.x_axis}
-    x_title = "time (UTC)" if by_time else "step"
-    fig = _figure(traces, chart.key, x_title, "", meta)
-    fig["layout"]["showlegend"] = len(traces) > 1
-    fig["layout"]["yaxis"]["rangemode"] = "normal"
-    if by_time:
-        fig["layout"]["xaxis"]["type"] = "date"
-    if marks:
-        x, name = marks[0]
-        x = _iso(x) if by_time else x
-        fig["layout"]["shapes"] = [
-            {
-                "type": "line",
-                "x0": x,
-                "x1": x,
-                "yref": "paper",
-                "y0": 0,
-                "y1": 1,
-                "line": {"color": "#c62828", "dash": "dot", "width": 2},
-            }
-        ]
-        fig["layout"]["annotations"] = [
-            {
-                "x": x,
-                "yref": "paper",
-                "y": 1,
-                "text": f"{name} not finite",
-                "showarrow": False,
-                "font": {"color": "#c62828", "size": 11},
-                "xanchor": "right",
-            }
-        ]
-    return fig
-
-
-def training_figures(data: TrainingSeries | None) -> list[dict[str, str]]:
-    """The training charts in page order: ``{"key", "section", "figure"}`` (figure as JSON)."""
-    if data is None:
-        return []
-    return [
-        {"key": c.key, "section": c.section, "figure": to_json(training_figure(c, data.job_id))}
-        for c in data.charts
-    ]
 
 
 def _iso(ts: float, ms: bool = False) -> str | None:

@@ -8,7 +8,8 @@ import statistics
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tpuwatch.server.dashboard.schemas import HostRow, JobPage, TimelineItem
+from tpuwatch.server.dashboard.schemas import HostRow, JobPage
+from tpuwatch.server.dashboard.timeline import timeline
 from tpuwatch.server.goodput.service import page_goodput
 from tpuwatch.server.jobs import figures, silent
 from tpuwatch.server.jobs.schemas import HostOut
@@ -25,17 +26,6 @@ from tpuwatch.server.triage.summary import summary_line
 from tpuwatch.wire import Kind
 
 STRAGGLER = 1.2  # a host whose median step time is 20% above the median of the others
-TIMELINE_KINDS = (
-    Kind.START,
-    Kind.CHECKPOINT,
-    Kind.NODE_STATE,
-    Kind.EXIT,
-    Kind.ERROR,
-    Kind.EPOCH,
-    Kind.ARCHIVE,
-    Kind.HANG_HINT,
-    Kind.STACKS,
-)
 # What the perf cards can use, when the job says it (model_info events or run attributes).
 JOB_FACTS = ("global_batch_size", "replicas", "layer_widths", "steps_per_execution", "parameters")
 
@@ -67,7 +57,10 @@ def mark_stragglers(hosts: list[HostOut]) -> list[HostRow]:
 
 def error_cards(events) -> list[dict]:
     """The cards of the job's error events (classified at ingest), one per distinct diagnosis, with
-    the host and time of its first sighting; an error nobody could classify shows as unknown."""
+    the host and time of its first sighting; an error nobody could classify shows as unknown.
+
+    A card's ``line`` and ``log_line`` are one number: the evidence's line in its host's live log
+    (``log_number``), the number the log, the card's link and the post-mortem show."""
     seen: dict[tuple, dict] = {}
     for e in events:
         if e.kind != Kind.ERROR:
@@ -92,15 +85,41 @@ def error_cards(events) -> list[dict]:
                 continue
             key = (card.get("category"), card.get("subtype"), card.get("evidence"))
             if key not in seen:
-                line = (e.data or {}).get("line")
+                number = log_number(e.message, e.data or {}, card.get("evidence"))
                 seen[key] = {
                     **card,
+                    "line": number,
                     "host_index": e.host_index,
                     "ts": e.ts,
                     "event_id": e.id,
-                    "log_line": line if isinstance(line, int) and line > 0 else None,
+                    "log_line": number,
                 }
     return list(seen.values())
+
+
+def log_number(message: str, data: dict, evidence: str | None) -> int | None:
+    """The live-log line number of an error's evidence: the agent says where the error's text
+    begins (``first_line``) and ends (``line``) in its host's log; the evidence is found in the text.
+
+    >>> text = "Traceback...\\n  File x\\nValueError: bad"
+    >>> log_number(text, {"first_line": 40, "line": 42}, "ValueError: bad")
+    42
+    >>> log_number("boom", {"line": 7}, None), log_number("boom", {}, "boom")
+    (7, None)
+    """
+    first, last = data.get("first_line"), data.get("line")
+    first = first if isinstance(first, int) and not isinstance(first, bool) and first > 0 else None
+    last = last if isinstance(last, int) and not isinstance(last, bool) and last > 0 else None
+    needle = next((ln.strip() for ln in (evidence or "").splitlines() if ln.strip()), "")
+    lines = message.splitlines()
+    k = next((i for i, ln in enumerate(lines) if needle and needle in ln), None)
+    if k is None:
+        return last if last is not None else first
+    if first is not None:
+        return first + k
+    if last is not None:
+        return max(1, last - (len(lines) - 1 - k))
+    return None
 
 
 def job_facts(job: Job, events) -> dict:
@@ -149,82 +168,98 @@ def perf_card_dicts(
     return [c.to_dict() for c in cards]
 
 
-def timeline(session: Session, job: Job, events) -> list[TimelineItem]:
-    """Start, first step, checkpoints, node-state changes, alerts, errors and exit, in time order."""
-    items = []
-    for e in events:
-        if e.kind not in TIMELINE_KINDS:
-            continue
-        first_line = next((ln for ln in e.message.splitlines() if ln.strip()), "")
-        data = e.data or {}
-        detail = {
-            Kind.NODE_STATE: " ".join(str(data.get(k, "")) for k in ("state", "health") if data.get(k)),
-            Kind.EXIT: f"code {data.get('code')}"
-            if data.get("code") is not None
-            else str(data.get("signal") or ""),
-            Kind.ARCHIVE: str(data.get("url", "")),
-            Kind.CHECKPOINT: str(data.get("path", data.get("step", ""))),
-        }.get(e.kind, "")
-        items.append(
-            TimelineItem(
-                ts=e.ts, kind=e.kind, host_index=e.host_index, title=first_line[:200], detail=detail[:300]
-            )
-        )
-    if job.first_step_at is not None:
-        items.append(TimelineItem(ts=job.first_step_at, kind="first_step", title="first step (compiled)"))
-    items.extend(_alert_items(session, job.id))
-    return sorted(items, key=lambda i: i.ts)
-
-
-def _alert_items(session: Session, job_id: int) -> list[TimelineItem]:
-    from tpuwatch.server.models import Alert
-
-    out = []
-    for a in session.scalars(
-        select(Alert).where(Alert.job_id == job_id).order_by(Alert.started_at).limit(50)
-    ):
-        out.append(TimelineItem(ts=a.started_at, kind="alert", title=f"{a.condition}: {a.summary}"[:200]))
-        if a.resolved_at:
-            out.append(TimelineItem(ts=a.resolved_at, kind="alert", title=f"{a.condition} resolved"))
-    return out
-
-
 def load_events(session: Session, job_id: int, limit: int = 2000) -> list[Event]:
     return list(
         session.scalars(select(Event).where(Event.job_id == job_id).order_by(Event.ts, Event.id).limit(limit))
     )
 
 
-def job_page(session: Session, job: Job, settings: Settings, points: int = 2000) -> JobPage:
+def job_page(
+    session: Session, job: Job, settings: Settings, points: int = 2000, series: bool = True
+) -> JobPage:
+    """Everything the job page shows. ``series=False`` leaves out the chart series (the HTML page
+    fetches its charts as JSON: dashboard/chartdata.py); the JSON twin has them all."""
     detail, fig = detail_and_figures(session, job, settings)
     events = load_events(session, job.id)
     hosts = mark_stragglers(detail.host_list)
     # A slice draws heatmaps and bands (app/slice), not one line per host and chip.
     big = is_slice(detail.hosts)
-    device = {} if big else device_series(session, job.id)
+    device = {} if big or not series else device_series(session, job.id)
     cards = error_cards(events)
     early = silent.ended_early_card(job, detail.status, events)
     if early is not None and not any(c.get("category") == "nan_inf" for c in cards):  # divergence says why
         cards.append(early)
+    no_steps = StepSeries(job_id=job.id, points=points, total_steps=job.steps, series=[])
     return JobPage(
         job=detail,
         hosts=hosts,
         flags=silent.flags(cards),
         error_cards=cards,
+        failure=failure(detail.status, cards),
+        stacks=latest_stacks(events) if detail.status in STOPPED else None,
+        config=run_config(events),
         perf_cards=perf_card_dicts(session, job, hosts, job_facts(job, events), fig),
         figures=fig.as_dict(),
         timeline=timeline(session, job, events),
-        steps=StepSeries(job_id=job.id, points=points, total_steps=job.steps, series=[])
-        if big
-        else step_series(session, job, points=points),
-        training=training_series(session, job.id),
+        steps=no_steps if big or not series else step_series(session, job, points=points),
+        training=training_series(session, job.id) if series else None,
         device={k: (v if isinstance(v, str) else [s.model_dump() for s in v]) for k, v in device.items()},
         postmortem_url=f"/jobs/{job.id}/postmortem" if detail.status in POSTMORTEM else None,
         **page_goodput(session, job, settings),
     )
 
 
+STOPPED = ("failed", "diverged", "lost", "stalled")  # a page that opens on what went wrong
+CONFIG_SKIP = {"flops_per_step", "peak_flops", "layer_widths"}
+
+
+def failure(status: str, cards: list[dict]) -> dict | None:
+    """The card a stopped job's page opens on (its title goes in the header)."""
+    if status not in STOPPED or not cards:
+        return None
+    card = next((c for c in cards if c.get("category") != "unknown"), cards[0])
+    return {"title": card.get("title"), "category": card.get("category"), "card": card}
+
+
+def latest_stacks(events) -> dict | None:
+    """The last stacks the agent captured (a stall): its threads, the program's main one first."""
+    from tpuwatch.server.jobs.stacks import threads
+
+    last = next((e for e in reversed(events) if e.kind == Kind.STACKS), None)
+    if last is None:
+        return None
+    found = [t.__dict__ for t in threads(last.message)]
+    return {"host_index": last.host_index, "ts": last.ts, "threads": found, "text": last.message[:20000]}
+
+
+def run_config(events) -> dict:
+    """The run's own config values, as it described itself (``mon.model_info(...)``, the Keras
+    callback): scalars, and one level of a nested ``config`` dict."""
+    out: dict = {}
+    for e in events:
+        if e.kind != Kind.MODEL_INFO or not isinstance(e.data, dict):
+            continue
+        for k, v in e.data.items():
+            if k in CONFIG_SKIP:
+                continue
+            if isinstance(v, dict):
+                out.update({f"{k}.{kk}": vv for kk, vv in list(v.items())[:40] if _scalar(vv)})
+            elif _scalar(v):
+                out[k] = v
+    return dict(list(out.items())[:60])
+
+
+def _scalar(v) -> bool:
+    return isinstance(v, (str, int, float, bool)) and len(str(v)) <= 200
+
+
 def job_live(session: Session, job: Job, settings: Settings) -> dict:
     """What the live fragment shows: the job's status, step count and figures (a light query)."""
     detail, fig = detail_and_figures(session, job, settings)
-    return {"job": detail, "figures": fig.as_dict()}
+    info = session.scalars(
+        select(Event)
+        .where(Event.job_id == job.id, Event.kind == Kind.MODEL_INFO)
+        .order_by(Event.ts)
+        .limit(50)
+    ).all()
+    return {"job": detail, "figures": fig.as_dict(), "config": run_config(info)}

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import Response
 
-from tpuwatch.server.dashboard import charts, overview, page
+from tpuwatch.server.dashboard import chartdata, charts, overview, page
 from tpuwatch.server.dashboard.schemas import JobPage, Overview
 from tpuwatch.server.deps import JobDep, PageJobDep, ReaderDep, SessionDep, SettingsDep, ViewerDep
-from tpuwatch.server.goodput import charts as goodput_charts
 from tpuwatch.server.jobs.routes import NameQ, ProjectQ, StatusQ
 from tpuwatch.server.logs.service import tail
-from tpuwatch.server.series.clock import step_clock
 from tpuwatch.server.slice.page import page_context
 from tpuwatch.server.web import FormatQ, json_twin, render
 
 api = APIRouter(prefix="/api/v1", tags=["dashboard"])
+ChartGroupQ = Annotated[str, Path(pattern="^[a-z_]{1,32}$")]
 pages = APIRouter(tags=["pages"])
 
 
@@ -76,6 +76,14 @@ def overview_fragment(
     return render(request, "jobs/_table.html", _overview_context(data), principal=principal)
 
 
+@api.get("/jobs/{job_id}/charts/{group}")
+def get_job_charts(job: JobDep, session: SessionDep, settings: SettingsDep, group: ChartGroupQ):
+    """A group of the job page's charts as Plotly figures (``{key: figure}``): what the page
+    fetches to draw them (steps, device, goodput, training, slice, clock)."""
+    figures = chartdata.group_figures(session, job, settings, group)
+    return Response(charts.to_json(figures), media_type="application/json")
+
+
 @pages.get("/jobs/{job_id}")
 def job_page(
     request: Request,
@@ -87,21 +95,20 @@ def job_page(
     log_host: Annotated[int | None, Query(ge=0)] = None,
     log_line: Annotated[int | None, Query(ge=1)] = None,
 ):
-    data = page.job_page(session, job, settings)
+    data = page.job_page(session, job, settings, series=format == "json")
     if format == "json":
         return json_twin(data)
-    figures = {**charts.step_figures(data.steps), **charts.device_figures(data.device)}
-    figures.update(goodput_charts.page_figures(data))
-    training = charts.training_figures(data.training)
+    # The log opens where it matters: the line a link asked for, else a stopped job's error line.
+    card = (data.failure or {}).get("card") or {}
+    if log_line is None and card.get("log_line"):
+        log_host, log_line = card.get("host_index"), card["log_line"]
     around = log_line if log_line and log_host is not None else None
     log = tail(session, job.id, host=log_host if around else None, around=around)
     context = {
         "p": data,
-        "figures": figures,
-        "training": training,
         "p_log": log,
         "around": around,
-        "clock": charts.to_json(step_clock(session, job)),
+        "around_host": log_host if around else None,
         **page_context(session, job, data.job.hosts),
     }
     return render(request, "jobs/detail.html", context, principal=principal)

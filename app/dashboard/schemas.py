@@ -41,6 +41,8 @@ class TimelineItem(BaseModel):
     host_index: int | None = None
     title: str
     detail: str = ""
+    count: int = 1  # repeated events folded into this one ("389 checkpoints")
+    until: float | None = None  # the last of them
 
 
 class JobPage(BaseModel):
@@ -51,6 +53,9 @@ class JobPage(BaseModel):
     flags: list[str] = []  # silent failures: "diverged", "ended early"
     figures: dict[str, Any] = {}  # derived figures (jobs/figures.py): what the page and cards quote
     error_cards: list[dict[str, Any]]
+    failure: dict[str, Any] | None = None  # a stopped job's card the page opens on, and its title
+    stacks: dict[str, Any] | None = None  # a stopped job's last captured stacks, main thread first
+    config: dict[str, Any] = {}  # the run's own config values (mon.model_info, Keras)
     perf_cards: list[dict[str, Any]]
     timeline: list[TimelineItem]
     steps: StepSeries

@@ -159,8 +159,8 @@ def compare_figures(runs) -> dict[str, str]:
     return out
 
 
-def page_figures(data) -> dict[str, str]:
-    """The job page's and post-mortem's goodput charts as JSON strings (keys missing when empty)."""
+def page_figure_dicts(data) -> dict[str, Figure]:
+    """The job page's and post-mortem's goodput charts (keys missing when empty)."""
     if data.goodput is None:
         return {}
     rows = [("this attempt", data.goodput.model_dump())]
@@ -168,11 +168,16 @@ def page_figures(data) -> dict[str, str]:
     if data.run_goodput is not None:
         rows.append(("training run", data.run_goodput.model_dump()))
         attempts = [a.model_dump() for a in data.run_goodput.attempts]
-        out["attempts"] = to_json(attempts_figure(attempts))
-    out["goodput"] = to_json(breakdown_figure(rows))
+        out["attempts"] = attempts_figure(attempts)
+    out["goodput"] = breakdown_figure(rows)
     if data.mfu_points:
-        out["mfu"] = to_json(mfu_figure([p.model_dump() for p in data.mfu_points]))
+        out["mfu"] = mfu_figure([p.model_dump() for p in data.mfu_points])
     return out
+
+
+def page_figures(data) -> dict[str, str]:
+    """The same as JSON strings (the post-mortem inlines them: its export opens offline)."""
+    return {k: to_json(v) for k, v in page_figure_dicts(data).items()}
 
 
 __all__ = [
@@ -181,6 +186,7 @@ __all__ = [
     "compare_figures",
     "mfu_figure",
     "overlay_figure",
+    "page_figure_dicts",
     "page_figures",
     "step_time_figure",
     "to_json",

@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 
 from tpuwatch import mfu as chips
 from tpuwatch.server.jobs import window
+from tpuwatch.server.jobs.peak import flops_per_step, job_peak
 from tpuwatch.server.models import Event, Job, JobHost, Metric, StepRollup
 from tpuwatch.wire import Kind, MetricName
 
@@ -199,8 +200,6 @@ def figures_for(
     grouped queries; the percentiles of a job are read once per new step (``window.percentiles``).
     ``hosts_too`` adds each host's median step time (the hosts table); ``counts`` are the jobs'
     ``training_steps`` when the caller read them already."""
-    from tpuwatch.server.goodput.mfu import flops_per_step, job_peak
-
     now = time.time() if now is None else now
     ids = [j.id for j in jobs]
     totals = window_totals(session, ids)

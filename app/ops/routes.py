@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, JSONResponse
-
-from tpuwatch.server.resources import plotly_js_path
+from fastapi.responses import JSONResponse
 
 api = APIRouter(tags=["ops"])
 
@@ -35,10 +33,3 @@ async def healthz(request: Request):
         if writer is not None:
             body["ingest"]["writer"] = writer.stats()  # groups stored, batches in them, queued now
     return JSONResponse(body)
-
-
-@api.get("/static/vendor/plotly.min.js", include_in_schema=False)
-def plotly_js():
-    return FileResponse(
-        plotly_js_path(), media_type="text/javascript", headers={"Cache-Control": "public, max-age=86400"}
-    )

@@ -14,6 +14,7 @@ import hashlib
 import re
 
 from tpuwatch.server.dashboard import charts
+from tpuwatch.server.dashboard.training import merged, training_figure
 from tpuwatch.server.goodput import charts as goodput_charts
 from tpuwatch.server.postmortem.schemas import PostMortem
 from tpuwatch.server.resources import plotly_js_path, resource_dir
@@ -59,9 +60,10 @@ def figures(data: PostMortem) -> dict[str, str]:
             )
         }
     out.update(goodput_charts.page_figures(data))
-    if data.loss is not None and data.loss.charts:
-        fig = charts.training_figure(data.loss.charts[0], data.job.id)
-        fig["layout"]["title"]["text"] = f"{data.loss.charts[0].key} before the end"
+    loss = merged(data.loss)  # train/loss and eval/loss on one chart
+    if loss:
+        fig = training_figure(loss[0], data.job.id)
+        fig["layout"]["title"]["text"] = f"{loss[0].key} before the end"
         out["loss"] = charts.to_json(fig)
     if data.hbm.get("hbm"):
         title = "HBM before the end"

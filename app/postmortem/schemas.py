@@ -21,7 +21,7 @@ class Phase(BaseModel):
 
 
 class LogLine(BaseModel):
-    number: int  # 1-based, over the error event's context followed by its text
+    number: int  # the line's number in its host's live log (the card's line), 1-based
     text: str
     hit: bool = False  # the evidence line
 

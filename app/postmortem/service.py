@@ -13,6 +13,7 @@ from tpuwatch.server.dashboard.page import error_cards, load_events
 from tpuwatch.server.goodput.service import page_goodput
 from tpuwatch.server.jobs.schemas import JobDetail
 from tpuwatch.server.jobs.service import job_detail
+from tpuwatch.server.logs.service import tail
 from tpuwatch.server.metrics.service import device_series
 from tpuwatch.server.metrics.training import training_series
 from tpuwatch.server.models import Event, Job, JobHost, Step
@@ -77,8 +78,23 @@ def phases(job: Job, detail: JobDetail, card: dict | None) -> list[Phase]:
     return out
 
 
+def log_around(session: Session, job_id: int, event: Event | None, card: dict | None) -> list[LogLine]:
+    """The lines around the evidence, numbered as the job page's live log numbers them (the card's
+    line): from the host's live log when it holds them, else from the error event itself."""
+    if event is None:
+        return []
+    number = card.get("log_line") if card else None
+    if isinstance(number, int):
+        page = tail(session, job_id, host=event.host_index, around=number)
+        near = [ln for ln in page.lines if abs(ln.line - number) <= LOG_RADIUS]
+        if any(ln.line == number for ln in near):
+            return [LogLine(number=ln.line, text=ln.text[:2000], hit=ln.line == number) for ln in near]
+    return log_window(event, card.get("evidence") if card else None)
+
+
 def log_window(event: Event | None, evidence: str | None) -> list[LogLine]:
-    """The lines around the evidence in the error event (its context lines, then its own text)."""
+    """The lines around the evidence in the error event (its context lines, then its own text),
+    for an error whose lines the live log does not hold."""
     if event is None:
         return []
     context = (event.data or {}).get("context")
@@ -205,7 +221,7 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
         hbm=_device(session, job.id, end),
         error_card=card,
         other_cards=error_cards(errors[:-1])[:5] if len(errors) > 1 else [],
-        log=log_window(errors[-1] if errors else None, card.get("evidence") if card else None),
+        log=log_around(session, job.id, errors[-1] if errors else None, card),
         log_host=errors[-1].host_index if errors else None,
         archive_url=browsable(location),
         archive_location=location,

@@ -14,6 +14,7 @@ import statistics
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
+from tpuwatch.server.jobs.stacks import main_frames
 from tpuwatch.server.models import LEVEL_WIDTHS, Event, Job, JobHost, StepRollup
 from tpuwatch.server.slice.schemas import HostStat, StoppedHost, WhichHost
 from tpuwatch.wire import Kind
@@ -166,24 +167,14 @@ def _stacks(session: Session, job_id: int, hosts: list[int]) -> dict[int, str]:
 
 
 def stack_excerpt(text: str, frames: int = 3) -> str:
-    """The innermost frames of the main thread from a faulthandler or py-spy dump.
+    """The innermost frames of the main thread from a faulthandler or py-spy dump (never one of
+    tpuwatch's own threads, whichever the dump lists first).
 
     >>> stack_excerpt('Thread 0x1 (most recent call first):\\n  File "a.py", line 3 in wait\\n'
-    ...               'Current thread 0x2 (most recent call first):\\n  File "t.py", line 9 in step\\n')
-    'File "t.py", line 9 in step'
+    ...               'Current thread 0x2 (most recent call first):\\n  File "t.py", line 9 in <module>\\n')
+    'File "t.py", line 9 in <module>'
     """
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    start = next((i + 1 for i, ln in enumerate(lines) if ln.startswith("Current thread")), None)
-    if start is None:
-        start = next((i + 1 for i, ln in enumerate(lines) if ln.lower().startswith("thread")), 0)
-    picked = []
-    for ln in lines[start:]:
-        if ln.lower().startswith(("thread", "current thread")):
-            break
-        picked.append(ln)
-        if len(picked) == frames:
-            break
-    return " ← ".join(picked)[:400]
+    return " ← ".join(main_frames(text, frames))[:400]
 
 
 def stall_lines(w: WhichHost, now: float) -> list[str]:

@@ -8,10 +8,9 @@ import time
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.models import Job
-from tpuwatch.server.slice.charts import slice_figures
 from tpuwatch.server.slice.hosts import host_stats, slow_lines, slowest, stopped_first
 from tpuwatch.server.slice.schemas import HostStat, WhichHost
-from tpuwatch.server.slice.service import host_page, is_slice, slice_data
+from tpuwatch.server.slice.service import host_page, is_slice
 
 STOPPED = ("stalled", "lost", "failed")
 
@@ -35,7 +34,7 @@ def page_context(session: Session, job: Job, hosts: int) -> dict:
     stats = host_stats(session, job)
     out: dict = {"wh": which_host(session, job, stats=stats)}
     if is_slice(hosts):
-        data = slice_data(session, job)
+        # The slice's charts are fetched as JSON (/api/v1/jobs/{id}/charts/slice): the page stays small.
         first = host_page(session, job, stats=stats)
-        out["slice"] = {"figures": slice_figures(data), "hosts": first, "job_id": job.id}
+        out["slice"] = {"hosts": first, "job_id": job.id}
     return out

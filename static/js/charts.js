@@ -1,11 +1,15 @@
-// Draws every element with a data-figure attribute (Plotly figure JSON from app/jobs/charts.py).
-// Step charts re-fetch their visible window on zoom, so a million-step run shows raw steps when
-// zoomed in far enough; the exported post-mortem (data-offline="1") has no server to ask.
+// Draws every chart of a page. A chart names its figure either inline (data-figure: Plotly JSON,
+// the exported post-mortem) or by URL (data-src and data-key: /api/v1/jobs/{id}/charts/{group},
+// fetched once per group), so a page's HTML does not grow with its run. Step charts re-fetch their
+// visible window on zoom. Every chart: no cloud "Share" button nor Plotly logo, its toolbar out of
+// the tab order, a label for screen readers. window.tpuwatchCharts.draw(el, fig) draws one more.
 (function () {
   "use strict";
   var offline = !!document.querySelector("[data-offline='1']");
   var axis = window.tpuwatchAxis; // static/js/xaxis.js on the job page: one linked x axis
   var dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  var CONFIG = { responsive: true, displaylogo: false, showSendToCloud: false, showEditInChartStudio: false,
+    showLink: false, modeBarButtonsToRemove: ["sendDataToCloud", "editInChartStudio"] };
 
   // Text and grid in the page's own colours (light or dark); the backgrounds are transparent.
   function theme() {
@@ -23,12 +27,19 @@
     return layout;
   }
 
-  function pending(gd) {
-    gd.dataset.loading = String(Number(gd.dataset.loading || 0) + 1);
+  // A chart is one stop for the keyboard at most: its toolbar's links leave the tab order.
+  function quiet(gd) {
+    gd.querySelectorAll("a, button, input, [tabindex]").forEach(function (el) { el.setAttribute("tabindex", "-1"); });
   }
-  function done(gd) {
-    gd.dataset.loading = String(Math.max(0, Number(gd.dataset.loading || 0) - 1));
+  function label(gd, fig) {
+    if (gd.getAttribute("aria-label")) { return; }
+    var t = fig.layout && fig.layout.title;
+    gd.setAttribute("role", "img");
+    gd.setAttribute("aria-label", (t && (t.text || t)) || "chart");
   }
+
+  function pending(gd) { gd.dataset.loading = String(Number(gd.dataset.loading || 0) + 1); }
+  function done(gd) { gd.dataset.loading = String(Math.max(0, Number(gd.dataset.loading || 0) - 1)); }
 
   function refetch(gd, meta, range) {
     var params = new URLSearchParams({ points: "2000" });
@@ -57,15 +68,17 @@
       .then(function () { done(gd); });
   }
 
-  function draw(el) {
-    var fig = JSON.parse(el.dataset.figure);
+  function draw(el, fig) {
     if (axis && !offline) { axis.prepare(el, fig); }
     themed(fig.layout);
-    Plotly.newPlot(el, fig.data, fig.layout, { responsive: true, displaylogo: false }).then(function (gd) {
+    label(el, fig);
+    return Plotly.newPlot(el, fig.data, fig.layout, CONFIG).then(function (gd) {
       var meta = (fig.layout && fig.layout.meta) || {};
       if (axis && !offline) { axis.attach(gd); }
+      quiet(gd);
+      gd.on("plotly_afterplot", function () { quiet(gd); });
       gd.dataset.drawn = "1";
-      if (offline || !meta.zoom) { return; }
+      if (offline || !meta.zoom) { return gd; }
       var timer = null;
       gd.on("plotly_relayout", function (ev) {
         var range = null;
@@ -80,13 +93,50 @@
         clearTimeout(timer);
         timer = setTimeout(function () { refetch(gd, meta, range); }, 150);
       });
+      return gd;
     });
   }
 
-  document.querySelectorAll("[data-figure]").forEach(draw);
+  var groups = {};
+  function group(src) {
+    if (!groups[src]) {
+      groups[src] = fetch(src, { credentials: "same-origin" }).then(function (r) {
+        if (!r.ok) { throw new Error("HTTP " + r.status); }
+        return r.json();
+      });
+    }
+    return groups[src];
+  }
+
+  function fetched(el) {
+    pending(el);
+    return group(el.dataset.src).then(function (figs) {
+      var fig = figs[el.dataset.key];
+      if (!fig) { // nothing to draw (no HBM samples, no MFU): the chart's place goes
+        el.hidden = true;
+        el.dataset.empty = "1";
+        document.dispatchEvent(new CustomEvent("tpuwatch:empty-chart", { detail: el }));
+        return null;
+      }
+      return draw(el, fig);
+    }).catch(function (err) { el.dataset.error = String(err); })
+      .then(function () { done(el); });
+  }
+
+  var ready = axis && axis.ready ? axis.ready : Promise.resolve();
+  ready.then(function () {
+    document.querySelectorAll("[data-figure]").forEach(function (el) { draw(el, JSON.parse(el.dataset.figure)); });
+    document.querySelectorAll(".chart[data-src]").forEach(fetched);
+  });
+  document.addEventListener("tpuwatch:empty-chart", function () {
+    var note = document.getElementById("no-device");
+    var left = document.querySelectorAll("#step-charts .chart[data-optional]:not([hidden])").length;
+    if (note && !left) { note.hidden = false; }
+  });
   if (dark && dark.addEventListener) {
     dark.addEventListener("change", function () {
       document.querySelectorAll("[data-drawn='1']").forEach(function (gd) { Plotly.relayout(gd, theme()); });
     });
   }
+  window.tpuwatchCharts = { draw: draw, ready: ready };
 })();

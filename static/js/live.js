@@ -9,12 +9,17 @@
   if (!live || !pre) { return; }
   var jobId = pre.dataset.jobId;
   var follow = document.getElementById("log-follow");
-  var params = new URLSearchParams(window.location.search);
-  if (params.get("log_line")) {
+  // On load the log shows what matters: the line a card links to (a stopped job's error line, or
+  // ?log_line=), scrolled to the middle of the log box (the page itself stays where it is: the
+  // card above the fold); else its newest lines, following them.
+  var hit = pre.querySelector(".ln.hit");
+  if (hit) {
     follow.checked = false;
-    var hit = pre.querySelector(".ln.hit");
-    if (hit) { hit.scrollIntoView({ block: "center" }); }
+    pre.scrollTop = Math.max(0, hit.offsetTop - (pre.clientHeight - hit.offsetHeight) / 2);
+  } else if (follow.checked) {
+    pre.scrollTop = pre.scrollHeight;
   }
+  pre.dataset.ready = "1";
   var busy = { live: false, log: false };
 
   function get(url) {

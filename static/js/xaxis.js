@@ -1,18 +1,26 @@
 // One x axis for all of a job page's charts. Each chart's layout.meta.x says what its data are on:
-// "step" or "time" (UTC text). The reader picks step or time (#x-mode); a series on the other axis
-// is mapped through the job's clock (data-clock: [[step, UNIX seconds], ...], app/series/clock.py)
-// by linear interpolation. Zooming one chart sets the others' x range, a double-click resets them
+// "step" or "time" (UTC text). The reader picks step, time since the run's start, or wall time
+// (#x-mode); a series on the other axis is mapped through the job's clock ([[step, UNIX seconds],
+// ...], app/series/clock.py, fetched from data-clock-src; `ready` resolves once it is here) by
+// linear interpolation. Zooming one chart sets the others' x range, a double-click resets them
 // all, hovering one shows the same x on the others, and every hover names the step and its local
 // wall time. static/js/charts.js calls prepare() before drawing and update() after new data.
 (function () {
   "use strict";
   var box = document.getElementById("x-mode");
-  var clock = box ? JSON.parse(box.dataset.clock || "[]") : [];
-  var S = clock.map(function (p) { return p[0]; }), T = clock.map(function (p) { return p[1]; });
-  var mapping = clock.length > 1;
-  var mode = "step";
-  try { mode = window.localStorage.getItem("tpuwatch.xmode") || "step"; } catch (e) { /* storage off */ }
-  if (!mapping || (mode !== "step" && mode !== "time")) { mode = "step"; }
+  var S = [], T = [], mapping = false, mode = "step", T0 = 0, unit = 1, unitName = "s";
+  var MODES = ["step", "relative", "time"];
+
+  function setClock(clock) {
+    S = clock.map(function (p) { return p[0]; });
+    T = clock.map(function (p) { return p[1]; });
+    mapping = clock.length > 1;
+    T0 = T.length ? T[0] : 0;
+    var span = T.length ? T[T.length - 1] - T0 : 0; // seconds, minutes or hours since the start
+    if (span > 3 * 3600) { unit = 3600; unitName = "h"; } else if (span > 180) { unit = 60; unitName = "min"; }
+    try { mode = window.localStorage.getItem("tpuwatch.xmode") || "step"; } catch (e) { /* storage off */ }
+    if (!mapping || MODES.indexOf(mode) < 0) { mode = "step"; }
+  }
 
   function interp(xs, ys, v, below) {
     var n = xs.length;
@@ -47,7 +55,13 @@
   function axisLayout(tw) {
     var m = usable(tw) ? mode : tw.kind;
     var zone = offset(new Date());
+    if (m === "relative") { return { type: "linear", title: "time since start (" + unitName + ")" }; }
     return { type: m === "step" ? "linear" : "date", title: m === "step" ? "step" : "time (local, UTC" + zone + ")" };
+  }
+  function toAxis(on, s, t) { // a point's x on the axis shown
+    if (on === "step") { return s; }
+    if (t === null) { return null; }
+    return on === "relative" ? (t - T0) / unit : local(t);
   }
 
   // x, hover text and template of one trace on the current axis, from its native x.
@@ -56,7 +70,7 @@
     for (var i = 0; i < native.length; i++) {
       var v = native[i], s, t;
       if (tw.kind === "step") { s = v; t = stepToTime(v); } else { t = fromUtc(v); s = timeToStep(t); }
-      x.push(on === "step" ? s : (t === null ? null : local(t)));
+      x.push(toAxis(on, s, t));
       var when = t === null ? "" : local(t).slice(0, 19) + " " + offset(new Date(t * 1000));
       var step = s === null ? "" : (tw.kind === "step" ? String(s) : "≈" + Math.round(s));
       cd.push([step, when]);
@@ -139,15 +153,17 @@
   }
 
   // A zoomed window in steps, whatever the axis shows: what a step chart re-fetches.
+  function fromAxis(v) { return mode === "relative" ? v * unit + T0 : fromLocal(v); }
   function stepRange(gd, range) {
     if (!range || !gd._tw || !usable(gd._tw) || mode === "step") { return range; }
-    var a = timeToStep(fromLocal(range[0])), b = timeToStep(fromLocal(range[1]));
+    var a = timeToStep(fromAxis(range[0])), b = timeToStep(fromAxis(range[1]));
     return a === null && b === null ? null : [a === null ? 0 : a, b === null ? S[S.length - 1] : b];
   }
 
   function convertRange(range, to) {
-    if (to === "time") { return [stepToTime(range[0]), stepToTime(range[1])].map(function (t) { return t === null ? null : local(t); }); }
-    return [timeToStep(fromLocal(range[0])), timeToStep(fromLocal(range[1]))];
+    var steps = mode === "step" ? range : [timeToStep(fromAxis(range[0])), timeToStep(fromAxis(range[1]))];
+    if (to === "step") { return steps; }
+    return steps.map(function (s) { return s === null ? null : toAxis(to, s, stepToTime(s)); });
   }
 
   function setMode(m) {
@@ -169,14 +185,22 @@
     });
   }
 
-  if (box) {
+  var ready = Promise.resolve();
+  if (box && box.dataset.clockSrc) {
+    ready = fetch(box.dataset.clockSrc, { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.json() : { clock: [] }; })
+      .catch(function () { return { clock: [] }; })
+      .then(function (data) { setClock(data.clock || []); });
+  }
+  ready.then(function () {
+    if (!box) { return; }
     box.dataset.mode = mode;
     box.querySelectorAll("input[name=x-mode]").forEach(function (input) {
       input.checked = input.value === mode;
       input.disabled = !mapping;
     });
     box.addEventListener("change", function (ev) { if (ev.target.name === "x-mode") { setMode(ev.target.value); } });
-  }
+  });
   // A live job's newest step (from the live fragment) extends the clock, so the charts it redraws
   // map its new samples by its own pace, not by extrapolation.
   function extend(step, ts) {
@@ -185,5 +209,5 @@
     mapping = S.length > 1;
   }
   window.tpuwatchAxis = { prepare: prepare, attach: attach, update: update, stepRange: stepRange, extend: extend,
-    mode: function () { return mode; } };
+    mode: function () { return mode; }, ready: ready };
 })();
