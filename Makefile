@@ -5,24 +5,28 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BASE := $(VENV)/.base-installed
 FULL := $(VENV)/.full-installed
+# Quiet installs: errors still show; setuptools' ~380 lines of warnings about the data folders
+# (static/, templates/) it takes for packages, and pip's notices, do not.
+PIP := PYTHONWARNINGS=ignore $(PY) -m pip install -qq --disable-pip-version-check
 
 .PHONY: demo test bench lint fmt fuzz screenshots clean venv zoo triage-model
 
 $(BASE): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[server,dev]'
-	touch $@
+	@$(PYTHON) -m venv $(VENV)
+	@echo "setting up $(VENV) (a few minutes the first time)"
+	@$(PIP) --upgrade pip
+	@$(PIP) -e '.[server,dev]'
+	@touch $@
 
 # Tests and benchmarks also run real TensorFlow, JAX and the Google-cloud clients on the CPU.
 $(FULL): $(BASE)
-	$(PY) -m pip install -q -e '.[server,dev,tensorflow,jax,tpu,gcp]'
-	touch $@
+	@$(PIP) -e '.[server,dev,tensorflow,jax,tpu,gcp]'
+	@touch $@
 
 venv: $(FULL)
 
 demo: $(BASE)
-	$(VENV)/bin/tpuwatch demo
+	@$(VENV)/bin/tpuwatch demo
 
 # Test files run on TEST_WORKERS processes (a file stays on one worker: its fixtures and servers are
 # shared within it); each worker has its own PostgreSQL database. TEST_WORKERS=0 runs them in one.
@@ -50,7 +54,7 @@ screenshots: $(FULL)
 
 # Regenerate the failure zoo's captured errors (runs ~220 scripts on the CPU; ~11 minutes).
 zoo: $(FULL)
-	$(PY) -m pip install -q -e '.[zoo]'
+	$(PIP) -e '.[zoo]'
 	JAX_PLATFORMS=cpu $(PY) tests/triage/zoo/regenerate.py
 
 lint: $(BASE)

@@ -54,10 +54,7 @@ def run_demo(port: int = 8000, data_dir: str | None = None, exit_after: float | 
     url = f"http://127.0.0.1:{port}"
 
     jobs = _DemoJobs(url, token, folder)
-    print(
-        f"\ntpuwatch demo is running: open {url}/\ntoken (project 'demo'): {token}\nCtrl-C stops the demo.",
-        flush=True,
-    )
+    print(welcome(url, token, settings.database_url), flush=True)
     try:
         deadline = time.monotonic() + exit_after if exit_after else None
         while deadline is None or time.monotonic() < deadline:
@@ -69,6 +66,28 @@ def run_demo(port: int = 8000, data_dir: str | None = None, exit_after: float | 
         server.should_exit = True
         thread.join(10)
     return 0
+
+
+def welcome(url: str, token: str, database_url: str) -> str:
+    """What the demo says first: where to look, and how to send one's own script here.
+
+    >>> print(welcome("http://127.0.0.1:8000", "tpw_x", "sqlite:////tmp/d/demo.db"))  # doctest: +ELLIPSIS
+    <BLANKLINE>
+    tpuwatch demo is running: open http://127.0.0.1:8000/
+    ...
+      export TPUWATCH_SERVER=http://127.0.0.1:8000 TPUWATCH_TOKEN=tpw_x
+      tpuwatch agent run --job my-first-job -- python train.py
+    ...
+    """
+    return (
+        f"\ntpuwatch demo is running: open {url}/\n"
+        "To send your own script here, in another shell (project 'demo'):\n"
+        f"  export TPUWATCH_SERVER={url} TPUWATCH_TOKEN={token}\n"
+        "  tpuwatch agent run --job my-first-job -- python train.py\n"
+        "A token of another project for this demo (its database, not the default one):\n"
+        f"  tpuwatch token create --db {database_url} --project mine\n"
+        "Ctrl-C stops the demo."
+    )
 
 
 class _DemoJobs:

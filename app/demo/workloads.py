@@ -46,18 +46,26 @@ def _train(
     first: float = 1.5,
     hbm=lambda i: 9.0,
     duty: float = 90.0,
+    start: int = 0,
 ):
+    """``steps`` training steps from step ``start``: a loss that falls (and its eval twin every 100
+    steps), a learning rate that warms up, HBM and duty cycle, a checkpoint every 200 steps."""
     chips = _Chips(mon)
-    for i in range(steps):
+    for i in range(start, start + steps):
         with mon.input_wait():
             time.sleep(wait * random.uniform(0.5, 1.5))
         with mon.step():
-            t = first if i == 0 else base * (1 + jitter * math.sin(i / 40) + random.uniform(0, jitter))
+            t = first if i == start else base * (1 + jitter * math.sin(i / 40) + random.uniform(0, jitter))
             time.sleep(t)
         chips.sample(hbm(i), duty)
+        loss = 0.3 + 2.0 * math.exp(-i / 600) + random.gauss(0, 0.04)
+        values = {"train/loss": loss, "train/lr": 3e-4 * min(1.0, (i + 1) / 300)}
+        if i % 100 == 99:
+            values["eval/loss"] = 0.35 + 2.0 * math.exp(-i / 600) + random.gauss(0, 0.02)
+        mon.log(values, step=i + 1)
         if i % 200 == 199:
             mon.event(Kind.CHECKPOINT, f"saved checkpoint at step {i + 1}", step=i + 1)
-            print(f"step {i + 1}: loss {2.0 * math.exp(-i / 500):.4f}", flush=True)
+            print(f"step {i + 1}: loss {loss:.4f}", flush=True)
 
 
 def _demo_alive() -> bool:
@@ -75,13 +83,20 @@ def _demo_alive() -> bool:
     return True
 
 
+def _start(mon) -> None:
+    mon.model_info(
+        config={"model": mon.job.rsplit("-", 1)[0], "optimizer": "adamw", "lr": 3e-4}, global_batch_size=256
+    )
+    print(f"training {mon.job} on synthetic data", flush=True)  # the job's own name, whatever it is
+
+
 def healthy(forever: bool = True) -> None:
     mon = tpuwatch.init()
-    print("training resnet50 on synthetic data", flush=True)
-    first = 1.5  # XLA compiles once: later rounds start at full speed
+    _start(mon)
+    first, start = 1.5, 0  # XLA compiles once: later rounds start at full speed
     while _demo_alive():
-        _train(mon, 400, 0.02, first=first, hbm=lambda i: 11.0 + 0.6 * (i % 100) / 100)
-        first = 0.02
+        _train(mon, 400, 0.02, first=first, hbm=lambda i: 11.0 + 0.6 * (i % 100) / 100, start=start)
+        first, start = 0.02, start + 400
         if not forever:
             break
     mon.close()
@@ -89,14 +104,16 @@ def healthy(forever: bool = True) -> None:
 
 def finished() -> None:
     mon = tpuwatch.init()
-    _train(mon, 600, 0.01)
+    _start(mon)
+    _train(mon, 1500, 0.02)  # about 40 s: long enough to watch it run, then succeed
     print("training complete", flush=True)
     mon.close()
 
 
 def input_bound() -> None:
     mon = tpuwatch.init()
-    _train(mon, 500, 0.01, wait=0.006, hbm=lambda i: 6.5, duty=45.0)
+    _start(mon)
+    _train(mon, 1200, 0.01, wait=0.008, hbm=lambda i: 6.5, duty=45.0)
     mon.close()
 
 
@@ -106,8 +123,9 @@ class ResourceExhaustedError(RuntimeError):
 
 def failing() -> None:
     mon = tpuwatch.init()
+    _start(mon)
     # Memory creeps up with each larger batch until the allocator gives up.
-    _train(mon, 300, 0.01, hbm=lambda i: 9.0 + 6.2 * i / 300)
+    _train(mon, 600, 0.015, hbm=lambda i: 9.0 + 6.2 * i / 600)
     print("increasing batch size to 4096", flush=True)
     raise ResourceExhaustedError(
         "Attempting to reserve 18.25G at the bottom of memory. That was not possible. "

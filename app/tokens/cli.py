@@ -87,11 +87,14 @@ def _create(args: argparse.Namespace) -> int:
 
     scope = "read" if args.read_only else "ingest" if args.ingest_only else "full"
     engine, factory = _open(args)
+    where = engine.url.render_as_string(hide_password=True)
     try:
         with transaction(factory) as session:
             token = create_token(session, args.project, scope=scope, name=args.name)
     finally:
         engine.dispose()
-    print(f"Created a {scope} token for project {args.project!r}. It is shown only once:")
+    # Which database: a server on another one (a running `tpuwatch demo` has its own) refuses it.
+    print(f"Created a {scope} token for project {args.project!r} in {where}")
+    print("(a server using another database will answer 401: pass that server's --db). Shown only once:")
     print(token)
     return 0

@@ -1,8 +1,9 @@
 """Pages that stay small: the job page of a 1,000,000-step live run transfers under 1.5 MB cold in
 Chromium (plotly.js included, every response compressed), and its HTML is the size of a
 10,000-step run's (charts come as JSON, the timeline folds, the log shows a bounded tail). The
-transferred bytes are Chromium's own count (``encodedDataLength``) with its cache off. ~20 s (storing the runs takes ~3 s,
-tests/jobs/long_run.py), and once per machine ~15 s more to brotli-compress plotly.js.
+transferred bytes are Chromium's own count (``encodedDataLength``) with its cache off. ~20 s
+(storing the runs takes ~3 s, tests/jobs/long_run.py), and once per machine ~15 s more to
+brotli-compress plotly.js.
 """
 
 from __future__ import annotations
