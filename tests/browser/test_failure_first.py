@@ -17,9 +17,9 @@ import signal
 import pytest
 
 from tests.agent.test_sidecar import sidecar
-from tests.conftest import make_token, start_server
+from tests.browser.session import login, token_for
+from tests.conftest import start_server
 from tests.helpers import api, wait_for_job, wait_until
-from tpuwatch.server.db import make_engine, make_sessionmaker
 from tpuwatch.server.settings import Settings
 
 SHAPE_ERROR = """
@@ -49,20 +49,6 @@ queue.Queue().get()  # the main thread waits for a batch the dead worker will ne
 """
 
 
-def _login(page, server, token):
-    page.goto(server.url + "/login")
-    page.fill("input[name=token]", token)
-    page.click("button[type=submit]")
-    page.wait_for_url(server.url + "/")
-
-
-def _token(server, project):
-    engine = make_engine(server.settings.database_url)
-    token = make_token(make_sessionmaker(engine), project=project)
-    engine.dispose()
-    return token
-
-
 @pytest.fixture
 def small_page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -74,13 +60,13 @@ def test_a_failed_job_opens_on_its_error_and_names_one_line_everywhere(
     sqlite_server, small_page, tmp_path, spool_dir
 ):
     page = small_page
-    token = _token(sqlite_server, "shapes")
+    token = token_for(sqlite_server, "shapes")
     proc = sidecar(sqlite_server.url, token, "shape-error", SHAPE_ERROR, tmp_path, "--no-tpu-metrics")
     _, err = proc.communicate(timeout=180)
     assert proc.returncode != 0, err.decode()[-2000:]
     with api(sqlite_server.url, token) as c:
         job = wait_for_job(c, "shape-error", "failed")
-    _login(page, sqlite_server, token)
+    login(page, sqlite_server, token)
     page.goto(f"{sqlite_server.url}/jobs/{job['id']}")
     page.wait_for_function("() => document.querySelector('#job-log').dataset.ready === '1'")
 
@@ -129,7 +115,7 @@ def test_an_exception_before_a_stall_makes_a_card_and_the_main_thread_leads_the_
     page = small_page
     proc = None
     try:
-        token = _token(server, "stalls")
+        token = token_for(server, "stalls")
         proc = sidecar(
             server.url, token, "stalled-worker", STALL, tmp_path, "--no-tpu-metrics", "--stall-after", "2"
         )
@@ -141,7 +127,7 @@ def test_an_exception_before_a_stall_makes_a_card_and_the_main_thread_leads_the_
             )
             errors = c.get(f"/api/v1/jobs/{job['id']}/events", params={"kind": "error"}).json()["events"]
         assert any("worker died" in e["message"] for e in errors)  # no next line came, still an error
-        _login(page, server, token)
+        login(page, server, token)
         page.goto(f"{server.url}/jobs/{job['id']}")
         assert "worker died" in page.locator("#failure #error-cards").inner_text()
         assert "No errors" not in page.locator("#failure").inner_text()

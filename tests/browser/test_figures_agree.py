@@ -15,10 +15,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.agent.test_sidecar import sidecar
-from tests.conftest import make_token
+from tests.browser.session import token_for
 from tests.helpers import api, wait_for_job
 from tests.jobs.seed import post
-from tpuwatch.server.db import make_engine, make_sessionmaker
 
 JOB = """
 import json, statistics, time
@@ -99,9 +98,7 @@ def _metrics(server, token, job_id: int) -> dict[str, float]:
 def test_header_hosts_overview_postmortem_compare_metrics_and_api_agree_with_the_job(
     sqlite_server, page, tmp_path, spool_dir
 ):
-    engine = make_engine(sqlite_server.settings.database_url)
-    token = make_token(make_sessionmaker(engine), project="figures")
-    engine.dispose()
+    token = token_for(sqlite_server, "figures")
     proc = sidecar(sqlite_server.url, token, "jax-figures", JOB, tmp_path, "--no-tpu-metrics")
     out, err = proc.communicate(timeout=240)
     assert proc.returncode == 0, err.decode()[-3000:]

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import httpx
 
-from tests.conftest import make_token
+from tests.browser.session import token_for
 from tests.helpers import wait_until
 from tests.jobs import long_run
-from tpuwatch.server.db import make_engine, make_sessionmaker
 
 BUDGET = 1_500_000  # bytes on the wire for the whole page, cold
 
@@ -45,9 +44,7 @@ def _transfer(page, url: str) -> tuple[int, dict[str, int]]:
 
 
 def test_a_million_step_job_page_is_small_cold_and_its_html_does_not_grow(sqlite_server, page):
-    engine = make_engine(sqlite_server.settings.database_url)
-    token = make_token(make_sessionmaker(engine), project="long")
-    engine.dispose()
+    token = token_for(sqlite_server, "long")
     db = sqlite_server.settings.database_url
     short = long_run.seed(db, token, 10_000, "short")
     long = long_run.seed(db, token, 1_000_000, "long")

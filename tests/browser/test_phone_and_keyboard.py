@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_token, start_server
+from tests.browser.session import login, token_for
+from tests.conftest import start_server
 from tests.helpers import api, wait_until
 from tests.jobs import seed
-from tpuwatch.server.db import make_engine, make_sessionmaker
 from tpuwatch.server.settings import Settings
 
 CONTRAST = (Path(__file__).parent / "contrast.js").read_text()  # () => [{ratio, text, ...}]
@@ -34,9 +34,7 @@ def alert_server(tmp_path, sqlite_template):
 
 
 def _seed(server) -> tuple[str, int]:
-    engine = make_engine(server.settings.database_url)
-    token = make_token(make_sessionmaker(engine), project="on-call")
-    engine.dispose()
+    token = token_for(server, "on-call")
     with api(server.url, token) as c:
         failed = seed.failed_run(c, hosts=2, n=200)
         seed.running_run(c, job="resnet50-v5e-a-rather-long-job-name-for-a-phone", n=200, run_id="run-a")
@@ -50,13 +48,6 @@ def _seed(server) -> tuple[str, int]:
         seed.post(c, "now-1", "fails-now", 0, 0, steps=rows, events=end)
         wait_until(lambda: c.get("/api/v1/alerts").json()["alerts"], timeout=20)
     return token, failed
-
-
-def _login(page, server, token):
-    page.goto(server.url + "/login")
-    page.fill("input[name=token]", token)
-    page.click("button[type=submit]")
-    page.wait_for_url(server.url + "/")
 
 
 def _no_sideways_scroll(page):
@@ -84,7 +75,7 @@ def test_overview_and_alerts_at_390_px_fit_and_their_actions_work(alert_server, 
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()
     try:
-        _login(page, alert_server, token)
+        login(page, alert_server, token)
         page.wait_for_selector("#jobs-table tbody tr")
         _no_sideways_scroll(page)
         _clickable(page, "#jobs-table tbody tr .job-name a")
@@ -109,7 +100,7 @@ def test_text_contrast_is_at_least_4_5_to_1(alert_server, browser, theme):
     page = context.new_page()
     worst = []
     try:
-        _login(page, alert_server, token)
+        login(page, alert_server, token)
         with api(alert_server.url, token) as c:
             ids = [j["id"] for j in c.get("/api/v1/jobs").json()["jobs"]][:2]
         for path in (
@@ -133,7 +124,7 @@ def test_text_contrast_is_at_least_4_5_to_1(alert_server, browser, theme):
 
 def test_refresh_keeps_focus_and_ticks_and_charts_take_no_tab_stops(alert_server, page):
     token, failed = _seed(alert_server)
-    _login(page, alert_server, token)
+    login(page, alert_server, token)
     box = page.locator("#jobs-table tbody tr td.pick input").nth(1)
     value = box.get_attribute("value")
     box.focus()

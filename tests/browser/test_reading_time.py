@@ -9,10 +9,9 @@ import time
 
 import pytest
 
-from tests.conftest import make_token
+from tests.browser.session import login, token_for
 from tests.helpers import api
 from tests.jobs import seed
-from tpuwatch.server.db import make_engine, make_sessionmaker
 
 STEP = "#chart-step_time"
 WAIT = "#chart-input_wait"
@@ -21,9 +20,7 @@ LOSS = ".training-chart[data-key='loss']"
 
 
 def _seed(server) -> tuple[str, int, list]:
-    engine = make_engine(server.settings.database_url)
-    token = make_token(make_sessionmaker(engine), project="clock")
-    engine.dispose()
+    token = token_for(server, "clock")
     t0 = time.time() - 3600
     rows = seed.steps(300, t0)
     metrics = [[r[1], "tpu.hbm.used_bytes", 0, (10 + r[0] / 100) * 2**30] for r in rows[::10]]
@@ -35,13 +32,6 @@ def _seed(server) -> tuple[str, int, list]:
             "job_id"
         ]
     return token, job_id, rows
-
-
-def _login(page, server, token):
-    page.goto(server.url + "/login")
-    page.fill("input[name=token]", token)
-    page.click("button[type=submit]")
-    page.wait_for_url(server.url + "/")
 
 
 def _drawn(page):
@@ -72,7 +62,7 @@ def india(browser):
 
 def test_one_x_axis_linked_zoom_and_wall_time_in_hover(sqlite_server, india):
     token, job_id, rows = _seed(sqlite_server)
-    _login(india, sqlite_server, token)
+    login(india, sqlite_server, token)
     india.goto(f"{sqlite_server.url}/jobs/{job_id}")
     _drawn(india)
 
@@ -135,7 +125,7 @@ def test_no_chart_overflows_the_page(sqlite_server, browser, width, scheme):
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
     try:
         p = context.new_page()
-        _login(p, sqlite_server, token)
+        login(p, sqlite_server, token)
         p.goto(f"{sqlite_server.url}/jobs/{job_id}")
         _drawn(p)
         assert p.evaluate("() => document.documentElement.scrollWidth") <= width
@@ -160,9 +150,7 @@ def test_no_chart_overflows_the_page(sqlite_server, browser, width, scheme):
 
 
 def test_runs_of_one_job_are_told_apart_by_name_commit_and_config(sqlite_server, page):
-    engine = make_engine(sqlite_server.settings.database_url)
-    token = make_token(make_sessionmaker(engine), project="named")
-    engine.dispose()
+    token = token_for(sqlite_server, "named")
     t0 = time.time() - 600
     labels = {
         "run-a": {
@@ -191,7 +179,7 @@ def test_runs_of_one_job_are_told_apart_by_name_commit_and_config(sqlite_server,
             r = c.post("/api/v1/ingest", json=body)
             assert r.status_code == 200, r.text
             ids[run_id] = r.json()["job_id"]
-    _login(page, sqlite_server, token)
+    login(page, sqlite_server, token)
     rows = page.locator("#jobs-table tbody tr")
     assert rows.count() == 2
     text = page.locator("#jobs-table").inner_text()

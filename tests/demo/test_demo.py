@@ -67,9 +67,14 @@ def test_the_demo_fills_every_page_with_something_to_look_at(tmp_path):
         assert proc.returncode == 0, err
     finally:
         if proc.poll() is None:  # a failed assertion: stop it as Ctrl-C would, so it stops its jobs
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.communicate()
+            stop(proc)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Stop a running demo as Ctrl-C does (it stops its jobs), killing it if it will not go."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()

@@ -9,14 +9,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import signal
 import subprocess
 import sys
 import textwrap
 
 import httpx
 
-from tests.demo.test_demo import free_port
+from tests.demo.test_demo import free_port, stop
 from tests.helpers import wait_until
 
 TRAIN = """
@@ -101,9 +100,4 @@ def test_a_new_user_gets_their_own_script_onto_the_demo_with_no_401(tmp_path):
 
                 assert wait_until(arrived, timeout=30)["status"] == "succeeded"
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
+        stop(proc)
