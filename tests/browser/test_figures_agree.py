@@ -129,7 +129,9 @@ def test_header_hosts_overview_postmortem_compare_metrics_and_api_agree_with_the
     page.goto(f"{sqlite_server.url}/compare?jobs={job_id}&jobs={other['job_id']}&jobs=&jobs=")
     shown["compare"] = {k: _value(page, f"#compare-table tr[data-row='{k}'] td") for k in KEYS}
 
+    print(f"\ntruth {truth}")
     for surface, figures in shown.items():
+        print(f"{surface}: {figures}")
         assert figures["steps"] == truth["steps"], (surface, figures)
         for key in ("step_time_p50", "input_share", "mfu"):
             if key in figures:
