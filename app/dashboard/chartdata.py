@@ -1,4 +1,4 @@
-"""The job page's charts as JSON (``GET /api/v1/jobs/{id}/charts/{group}``): the page's HTML holds
+"""The job page's charts as JSON (``GET /api/v1/jobs/{id}/charts?group=...``): the page's HTML holds
 only where each chart goes (``data-src`` and ``data-key``), and static/js/charts.js fetches the
 figures, so the page is as small at a million steps as at a thousand.
 

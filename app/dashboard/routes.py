@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from tpuwatch.server.dashboard import chartdata, charts, overview, page
@@ -17,7 +17,7 @@ from tpuwatch.server.slice.page import page_context
 from tpuwatch.server.web import FormatQ, json_twin, render
 
 api = APIRouter(prefix="/api/v1", tags=["dashboard"])
-ChartGroupQ = Annotated[str, Path(pattern="^[a-z_]{1,32}$")]
+ChartGroupQ = Annotated[str, Query(pattern="^[a-z_]{1,32}$")]
 pages = APIRouter(tags=["pages"])
 
 
@@ -76,8 +76,8 @@ def overview_fragment(
     return render(request, "jobs/_table.html", _overview_context(data), principal=principal)
 
 
-@api.get("/jobs/{job_id}/charts/{group}")
-def get_job_charts(job: JobDep, session: SessionDep, settings: SettingsDep, group: ChartGroupQ):
+@api.get("/jobs/{job_id}/charts")
+def get_job_charts(job: JobDep, session: SessionDep, settings: SettingsDep, group: ChartGroupQ = "steps"):
     """A group of the job page's charts as Plotly figures (``{key: figure}``): what the page
     fetches to draw them (steps, device, goodput, training, slice, clock)."""
     figures = chartdata.group_figures(session, job, settings, group)

@@ -32,6 +32,7 @@ class Thread:
     frames: list[str] = field(default_factory=list)  # innermost first, as both tools print them
     main: bool = False
     own: bool = False  # one of tpuwatch's own threads
+    current: bool = False  # faulthandler's "Current thread": the one that took the signal
 
 
 def threads(text: str) -> list[Thread]:
@@ -44,7 +45,9 @@ def threads(text: str) -> list[Thread]:
         fh = _FAULTHANDLER.match(line)
         spy = None if fh else _PY_SPY.match(line)
         if fh:
-            found.append(Thread(name=f"thread {fh.group(2).lower()}"))
+            found.append(
+                Thread(name=f"thread {fh.group(2).lower()}", current=fh.group(1) == "Current thread")
+            )
         elif spy:
             label = spy.group(3) or f"thread {spy.group(1)}"
             found.append(Thread(name=label, main=label == "MainThread", own=label.startswith("tpuwatch")))
@@ -55,7 +58,11 @@ def threads(text: str) -> list[Thread]:
         t.main = t.main or "<module>" in outermost or outermost.startswith("<module>")
         t.own = t.own or (bool(t.frames) and not t.main and any(_OWN_FILES.search(f) for f in t.frames))
     if found and not any(t.main for t in found):
+        # No <module> frame (a cut dump, a program run otherwise): the thread that took the
+        # signal (the main one, for a signal sent to the process), else one that threading did not
+        # start, else the first that is not tpuwatch's.
         mains = [t for t in found if not t.own]
+        mains.sort(key=lambda t: (not t.current, any("threading.py" in f for f in t.frames[-1:])))
         if mains:
             mains[0].main = True
     return sorted(found, key=lambda t: (not t.main, t.own))

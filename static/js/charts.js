@@ -1,5 +1,5 @@
 // Draws every chart of a page. A chart names its figure either inline (data-figure: Plotly JSON,
-// the exported post-mortem) or by URL (data-src and data-key: /api/v1/jobs/{id}/charts/{group},
+// the exported post-mortem) or by URL (data-src and data-key: /api/v1/jobs/{id}/charts?group=...,
 // fetched once per group), so a page's HTML does not grow with its run. Step charts re-fetch their
 // visible window on zoom. Every chart: no cloud "Share" button nor Plotly logo, its toolbar out of
 // the tab order, a label for screen readers. window.tpuwatchCharts.draw(el, fig) draws one more.

@@ -189,7 +189,7 @@ def test_two_workers_of_one_slice_are_one_job_with_two_hosts(live_server, sessio
         detail = c.get(f"/api/v1/jobs/{job['id']}").json()
         assert len([j for j in jobs(c) if j["name"] == "slice"]) == 1
     assert job["run_id"] == "my-v4-launch-7"
-    assert job["hosts"] == 2 and job["steps"] == 50
+    assert job["hosts"] == 2 and job["steps"] == 25 and job["host_steps"] == 50  # training steps, not a sum
     hosts = detail["host_list"]
     assert [h["host_index"] for h in hosts] == [0, 1]
     assert [h["steps"] for h in hosts] == [25, 25]
