@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -196,6 +197,12 @@ def _print(f: dict) -> None:
     )
     for name, (p50, p95, n) in p["pages"].items():
         print(f"{label}_{name}_ms p50={p50:.0f} p95={p95:.0f} (n={n}, while {p['running_min']}+ jobs ran)")
+    passes = p["alert_last_pass"]
+    print(
+        f"{label}_alert_loop_pass_s median={statistics.median(passes) if passes else float('nan'):.2f} "
+        f"worst={p['alert_worst_pass']:.2f} interval={p['alert_interval']:g} jobs_judged={p['alert_jobs']} "
+        f"(samples {len(passes)})"
+    )
     for line in f["alerts"]:
         print(f"{label}_alert_{line}")
     problems = [ln for ln in f["server_log"].splitlines() if "ERROR" in ln or "Traceback" in ln]

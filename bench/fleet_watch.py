@@ -50,6 +50,7 @@ class Probe(threading.Thread):
         self.worst = {"/healthz": 0.0, "/api/v1/jobs": 0.0}
         self.bad_reads = 0
         self.pace: list[float] = []
+        self.alert_passes: list[dict] = []  # the leader's /healthz "alerts" (app/alerts/loop.py)
         self.pages: dict[str, list[tuple[float, float]]] = {
             "overview_page": [],
             "overview_api": [],
@@ -82,6 +83,7 @@ class Probe(threading.Thread):
                         if path == "/api/v1/jobs":
                             self.pages["jobs_api"].append((time.time(), ms))
                 if rounds % 4 == 0:
+                    self._each_process()
                     for name, path in (("overview_page", "/"), ("overview_api", "/api/v1/overview")):
                         ms = self._get(client, path)
                         if ms is not None:
@@ -91,6 +93,20 @@ class Probe(threading.Thread):
         if engine is not None:
             self._backends(engine)
             engine.dispose()
+
+    def _each_process(self) -> None:
+        """/healthz on a new connection (any of the server's processes answers): the pace each
+        asks of hosts, and the alert loop's passes where it leads."""
+        import httpx
+
+        try:
+            body = httpx.get(self.url + "/healthz", timeout=10.0).json()
+        except (httpx.HTTPError, ValueError):
+            return
+        if "pace_seconds" in (body.get("ingest") or {}):
+            self.pace.append(body["ingest"]["pace_seconds"])
+        if "alerts" in body:
+            self.alert_passes.append(body["alerts"])
 
     def _get(self, client, path: str) -> float | None:
         import httpx
@@ -154,6 +170,10 @@ class Probe(threading.Thread):
             bad_reads=self.bad_reads,
             pace_median=statistics.median(self.pace) if self.pace else 0.0,
             pace_max=max(self.pace, default=0.0),
+            alert_last_pass=[a["last_pass_s"] for a in self.alert_passes],
+            alert_worst_pass=max((a["worst_pass_s"] for a in self.alert_passes), default=float("nan")),
+            alert_jobs=max((a["jobs"] for a in self.alert_passes), default=0),
+            alert_interval=self.alert_passes[-1]["interval_s"] if self.alert_passes else float("nan"),
             pages=pages,
             running_min=most,
             server_cpu=self.server_cpu,

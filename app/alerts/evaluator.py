@@ -66,6 +66,7 @@ class Evaluator:
         self._marks: dict[int, _Marks] = {}
         self._gaps: dict[int, tuple[int | None, list[float]]] = {}
         self._speed = SpeedTracker(settings)
+        self.judged = 0  # jobs judged by the last pass
 
     # -- facts --------------------------------------------------------------------------------
 
@@ -216,6 +217,7 @@ class Evaluator:
         open_alerts = {a.job_id: a for a in session.scalars(select(Alert).where(Alert.open_key.is_not(None)))}
         done: list[tuple[int, str]] = []
         candidates = self._candidates(session, now)
+        self.judged = len(candidates)
         live = {job.id for job, _ in candidates}
         self._gaps = {k: v for k, v in self._gaps.items() if k in live}
         self._speed.forget(live)
