@@ -171,7 +171,8 @@ def _print(f: dict) -> None:
     print(
         f"{label}_answers_429={st.get('throttled', 0)} 503={st.get('busy', 0)} "
         f"other_5xx={st.get('server_errors', 0)} 5xx_total={fives} rejected={st.get('rejected_batches', 0)} "
-        f"requests={st.get('requests', 0)} batches_left={r.get('batches_left', '?')}"
+        f"requests={st.get('requests', 0)} batches_left={r.get('batches_left', '?')} "
+        f"transport_failures={r.get('transport_failures', {})}"
     )
     minutes = max(1e-9, r.get("stepped_s", 0) / 60)
     per_host = st.get("requests", 0) / max(1, r.get("hosts", 1))

@@ -75,6 +75,9 @@ ERROR_TEXT = (
 )
 
 
+FAILURES: dict[str, int] = {}  # transport failures by kind (timeouts, resets), over every host
+
+
 class Latency:
     """A histogram of seconds (10 ms wide, up to 10 minutes): millions of steps in a few KB."""
 
@@ -177,6 +180,7 @@ class Transport:
                     status, got, data = await self.conn.post(self.http.path, headers, body)
                 break
             except (OSError, TimeoutError, httptools.HttpParserError) as exc:
+                FAILURES[type(exc).__name__] = FAILURES.get(type(exc).__name__, 0) + 1
                 self.conn.close()
                 if retry_stale and isinstance(exc, (_Stale, ConnectionResetError, BrokenPipeError)):
                     retry_stale = False
@@ -455,6 +459,7 @@ async def run_plan(plan: dict) -> dict:
         ],
         "stats": totals,
         "batches_left": left,
+        "transport_failures": FAILURES,
         "latency_p50_s": latency.quantile(0.5),
         "latency_p99_s": latency.quantile(0.99),
         "latency_steps": latency.n,
