@@ -18,12 +18,12 @@ coroutines on one event loop, and every decision is the agent's own, called from
 
 Only the spool's files and the HTTP client differ: segments are lists in memory (a benchmark
 host is never killed mid-write), and requests go over asyncio streams parsed by httptools (the
-parser uvicorn uses), one kept-alive connection per host, reopened once when the server closed
-it idle, with the agent's 5 s timeout.
+parser uvicorn uses; bench/emulated_http.py), one kept-alive connection per host, reopened once
+when the server closed it idle, with the agent's 5 s timeout.
 
     python -m bench.emulator PLAN.json   # prints one JSON line of results
 
-The plan names the server, the run's length and its jobs (``Plan`` below); each job has hosts,
+The plan names the server, the run's length and its jobs (``JobPlan`` below); each job has hosts,
 a step rate, a start, and optionally an end (``ending``: "succeeded" or "failed"), a stall or a
 slowdown. The results: per job the steps each host made and when each event happened, the
 agents' request counts (``Stats``), and step-to-storage quantiles (from each step's end to the
@@ -42,8 +42,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from time import perf_counter
 
-import httptools
-
+from bench.emulated_http import FAILURES, Transport
 from tpuwatch import runmeta, wire
 from tpuwatch.batching import closes_now, encode, step_rows
 from tpuwatch.fit import fit_event
@@ -59,11 +58,10 @@ from tpuwatch.sender import (
     split_batch,
 )
 from tpuwatch.spool import Record, runs
-from tpuwatch.transport import HttpTransport, TransportError, reply_of
+from tpuwatch.transport import TransportError
 
 FLUSH_S = 1.0  # Monitor's flush_interval and send_interval (its defaults)
 POLL_S = 2.0  # SenderThread's poll when nothing wakes it
-TIMEOUT_S = 5.0  # Monitor's transport timeout
 HEARTBEAT_S = 10.0  # the sidecar's heartbeat
 CLOSE_TIMEOUT_S = 30.0  # how long a closing host may drain (bench/pod_load.py's --close-timeout)
 INPUT_WAIT_S = 0.001
@@ -73,9 +71,6 @@ ERROR_TEXT = (
     "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to "
     "allocate 2.50G of HBM."
 )
-
-
-FAILURES: dict[str, int] = {}  # transport failures by kind (timeouts, resets), over every host
 
 
 class Latency:
@@ -100,93 +95,6 @@ class Latency:
             if seen >= want:
                 return (i + 1) * self.WIDTH
         return len(self.counts) * self.WIDTH
-
-
-class _Response:
-    __slots__ = ("headers", "body", "done")
-
-    def __init__(self) -> None:
-        self.headers: dict[str, str] = {}
-        self.body: list[bytes] = []
-        self.done = False
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
-
-    def on_body(self, body: bytes) -> None:
-        self.body.append(body)
-
-    def on_message_complete(self) -> None:
-        self.done = True
-
-
-class _Stale(ConnectionError):
-    """The server had closed the kept-alive connection (http.client's RemoteDisconnected)."""
-
-
-class Connection:
-    """One kept-alive HTTP/1.1 connection to the server, like the agent's http.client one."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    @property
-    def open(self) -> bool:
-        return self.writer is not None
-
-    async def post(self, path: str, headers: dict, body: bytes) -> tuple[int, dict, bytes]:
-        if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-        head = [f"POST {path} HTTP/1.1", f"Host: {self.host}:{self.port}", "Accept-Encoding: identity"]
-        head += [f"{k}: {v}" for k, v in headers.items()]
-        head.append(f"Content-Length: {len(body)}")
-        self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
-        await self.writer.drain()
-        response = _Response()
-        parser = httptools.HttpResponseParser(response)
-        first = True
-        while not response.done:
-            data = await self.reader.read(65536)
-            if not data:
-                raise _Stale("the server closed the connection") if first else ConnectionResetError()
-            first = False
-            parser.feed_data(data)
-        if not parser.should_keep_alive():
-            self.close()
-        return parser.get_status_code(), response.headers, b"".join(response.body)
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        self.reader = self.writer = None
-
-
-class Transport:
-    """The agent's ``HttpTransport`` (its headers, gzip and reply) over an asyncio connection."""
-
-    def __init__(self, server: str, token: str, sender_id: str) -> None:
-        self.http = HttpTransport(server, token, timeout=TIMEOUT_S, host=sender_id)
-        self.conn = Connection(self.http._host, self.http._port or 80)
-
-    async def send(self, body: bytes, sending) -> object:
-        body, headers = self.http.prepare(body)
-        sending(len(body))
-        retry_stale = self.conn.open
-        while True:
-            try:
-                async with asyncio.timeout(TIMEOUT_S):
-                    status, got, data = await self.conn.post(self.http.path, headers, body)
-                break
-            except (OSError, TimeoutError, httptools.HttpParserError) as exc:
-                FAILURES[type(exc).__name__] = FAILURES.get(type(exc).__name__, 0) + 1
-                self.conn.close()
-                if retry_stale and isinstance(exc, (_Stale, ConnectionResetError, BrokenPipeError)):
-                    retry_stale = False
-                    continue
-                raise TransportError(f"{type(exc).__name__}: {exc}") from exc
-        return reply_of(status, lambda name: got.get(name.lower()), data)
 
 
 @dataclass

@@ -189,11 +189,13 @@ class Receiver:
 
     def __init__(self) -> None:
         self.firings: list[tuple[float, str, str]] = []  # (arrival, job, what)
+        self.count = 0  # every message, resolves and repeats included
         me = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                me.count += 1
                 for _, job, what in FIRING.findall(body.get("text", "")):
                     me.firings.append((time.time(), job, what))
                 self.send_response(200)
@@ -205,6 +207,14 @@ class Receiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
+
+    @property
+    def arrivals(self) -> dict[str, list[float]]:
+        """When each job's firing messages came."""
+        out: dict[str, list[float]] = {}
+        for t, job, _ in self.firings:
+            out.setdefault(job, []).append(t)
+        return out
 
     def close(self) -> None:
         self.server.shutdown()
