@@ -1,7 +1,9 @@
 """The derived figures of a job, computed once, here, from one window: the overview's table, the
 job page and the performance cards all read them, so they cannot disagree.
 
-The window is the last ``WINDOW_STEPS`` steps of the job (every host), without its first step
+The window is the last ``WINDOW_STEPS`` steps of the job on its reference hosts (the first
+``FULL_STEP_HOSTS``, series/thinning.py: a synchronous job's hosts step together, and reading every
+host of a 4,096-host job made the overview read ~500,000 rollup rows), without its first step
 (XLA compilation, often 100x the rest). Input wait is timed outside the step (``mon.wrap``,
 ``with mon.input_wait():`` before ``with mon.step():``), so the time a step costs is its duration
 plus its wait, and the input-bound share is wait over that sum: never above 100%.
@@ -23,6 +25,7 @@ from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.models import Job, Metric, Step, StepRollup
+from tpuwatch.server.series.thinning import FULL_STEP_HOSTS
 from tpuwatch.wire import MetricName
 
 WINDOW_STEPS = 2048  # a multiple of the finest rollup width (16): whole buckets
@@ -31,7 +34,7 @@ STOPPED = ("stalled", "lost")
 
 @dataclass
 class Figures:
-    window_steps: int = 0  # steps of all hosts the shares and rate come from
+    window_steps: int = 0  # steps of the reference hosts the shares and rate come from
     input_share: float | None = None
     steps_per_s: float | None = None
     step_time_p50: float | None = None
@@ -65,8 +68,9 @@ def shares(
 
 
 def window_totals(session: Session, ids: list[int]) -> dict[int, tuple[int, float, float, float]]:
-    """``{job id: (steps, sum of durations, sum of waits, last step time)}`` over each job's window,
-    from the finest rollups in one query for all jobs (the overview asks for hundreds at once)."""
+    """``{job id: (steps, sum of durations, sum of waits, last step time)}`` over each job's window
+    (its reference hosts), from the finest rollups in one query for all jobs (the overview asks for
+    hundreds at once)."""
     if not ids:
         return {}
     r = StepRollup
@@ -83,7 +87,12 @@ def window_totals(session: Session, ids: list[int]) -> dict[int, tuple[int, floa
             func.max(r.last_ts),
         )
         .join(Job, Job.id == r.job_id)
-        .where(r.level == 0, r.job_id.in_(ids), r.bucket > func.coalesce(Job.last_step, 0) - WINDOW_STEPS)
+        .where(
+            r.level == 0,
+            r.job_id.in_(ids),
+            r.host_index < FULL_STEP_HOSTS,
+            r.bucket > func.coalesce(Job.last_step, 0) - WINDOW_STEPS,
+        )
         .group_by(r.job_id)
     )
     return {
