@@ -96,7 +96,6 @@ def _serve(args: argparse.Namespace) -> int:
     from tpuwatch.server.ops.integrity import quick_check
 
     settings = _settings(args)
-    _open_files(settings)
     health = quick_check(settings.database_url) if settings.sqlite_quick_check else None
     if health is not None and health.damaged:
         # Start anyway, degraded: /healthz and every request say what happened and what to do.
@@ -125,31 +124,8 @@ def _serve(args: argparse.Namespace) -> int:
         # cut off (agents keep their batches and send them again), never waited on for ever.
         timeout_graceful_shutdown=max(1, round(settings.graceful_shutdown_seconds)),
         limit_concurrency=settings.max_connections,
-        # A host keeps its connection from one batch to the next even at the longest pace the
-        # server asks (uvicorn's default closes it after 5 s idle): with thousands of hosts paced at
-        # 10 s, every batch paid a new connection (~8% of a server process's CPU, and the agent's
-        # retry on the stale socket), and each of several server processes saw nearly every host,
-        # so each asked for a pace as if it served them all.
-        timeout_keep_alive=keep_alive_seconds(settings),
     )
     return 0
-
-
-def keep_alive_seconds(settings) -> int:
-    """How long an idle connection stays open: past the longest pace asked of a host."""
-    return round(settings.ingest_max_pace_seconds) + 5
-
-
-def _open_files(settings) -> None:
-    """Let the process hold a socket per connection it may keep (the soft limit is often 1,024)."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = settings.max_connections + 256  # and the database pool, the log, the templates
-    if soft != resource.RLIM_INFINITY and soft < want:
-        resource.setrlimit(
-            resource.RLIMIT_NOFILE, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard)
-        )
 
 
 def _redact(url: str) -> str:

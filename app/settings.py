@@ -133,8 +133,7 @@ class Settings(BaseSettings):
     db_pool_size: int = 10
     db_max_overflow: int = 20
     db_pool_timeout: float = Field(3.0, description="seconds to wait for a pooled connection, then 503")
-    # Each agent host keeps one connection open between its batches (server_cli.keep_alive_seconds).
-    max_connections: int = Field(8192, description="open connections and requests per process; beyond, 503")
+    max_connections: int = Field(4096, description="open connections and requests per process; beyond, 503")
     graceful_shutdown_seconds: float = Field(
         5.0, description="on SIGTERM, requests in flight get this long before they are cut off"
     )
