@@ -125,14 +125,35 @@ def run_scenario(
                     probe=probe.report(t0, jobs),
                     alerts=alert_delays(rx, result.get("jobs", []), short),
                     bytes=db_bytes(db_url) - bytes0,
-                    server_log=Path(f"{tmp}/data/server.log")
-                    .read_bytes()[-200_000:]
-                    .decode(errors="replace"),
+                    server_log=_keep_log(Path(f"{tmp}/data/server.log"), label),
                     pinned=pin,
                 )
             rx.close()
     _print(figures)
     return figures
+
+
+def _keep_log(path: Path, label: str) -> str:
+    """The server's log; kept beside the system's temporary files when it holds a traceback."""
+    text = path.read_bytes().decode(errors="replace")
+    if "Traceback" in text:
+        kept = Path(tempfile.gettempdir()) / f"tpuwatch-{label}-server.log"
+        kept.write_text(text)
+        text += f"\n(the whole log: {kept})"
+    return text
+
+
+def _raised(lines: list[str]) -> list[str]:
+    """The last line of each traceback in a log: what was raised."""
+    out = []
+    for i, line in enumerate(lines):
+        if line.startswith("Traceback"):
+            j = i + 1
+            while j < len(lines) and (lines[j].startswith(" ") or not lines[j].strip()):
+                j += 1
+            if j < len(lines) and lines[j][:160] not in out:
+                out.append(lines[j][:160])
+    return out
 
 
 def _children(pid: int) -> list[int]:
@@ -206,8 +227,10 @@ def _print(f: dict) -> None:
     )
     for line in f["alerts"]:
         print(f"{label}_alert_{line}")
-    problems = [ln for ln in f["server_log"].splitlines() if "ERROR" in ln or "Traceback" in ln]
-    print(f"{label}_server_log_errors={len(problems)} last={problems[-1][:160] if problems else ''!r}")
+    lines = f["server_log"].splitlines()
+    problems = [ln for ln in lines if "ERROR" in ln or "Traceback" in ln]
+    kept = lines[-1] if lines and lines[-1].startswith("(the whole log") else ""
+    print(f"{label}_server_log_errors={len(problems)} raised={_raised(lines)[:4]} {kept}".rstrip())
     print(
         f"{label}_load_avg_after={p['load_after'][0]:.2f} {p['load_after'][1]:.2f} {p['load_after'][2]:.2f}"
     )
