@@ -44,7 +44,7 @@ from time import perf_counter
 
 from bench.emulated_http import FAILURES, Transport
 from tpuwatch import runmeta, wire
-from tpuwatch.batching import closes_now, encode, step_rows
+from tpuwatch.batching import closes_now, encode, merge_batches, split_batch, step_rows
 from tpuwatch.fit import fit_event
 from tpuwatch.sender import (
     MERGE_MAX_BYTES,
@@ -54,8 +54,6 @@ from tpuwatch.sender import (
     Pace,
     Retry,
     Rules,
-    merge_batches,
-    split_batch,
 )
 from tpuwatch.spool import Record, runs
 from tpuwatch.transport import TransportError

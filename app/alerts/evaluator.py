@@ -216,7 +216,9 @@ class Evaluator:
         self._read_events(session, now)
         open_alerts = {a.job_id: a for a in session.scalars(select(Alert).where(Alert.open_key.is_not(None)))}
         done: list[tuple[int, str]] = []
-        candidates = self._candidates(session, now)
+        # In job-id order: a transition updates its job's row, and ingest groups lock job rows in
+        # id order too (two orders could deadlock).
+        candidates = sorted(self._candidates(session, now), key=lambda row: row[0].id)
         self.judged = len(candidates)
         live = {job.id for job, _ in candidates}
         self._gaps = {k: v for k, v in self._gaps.items() if k in live}
@@ -235,6 +237,10 @@ class Evaluator:
                 done.append(action)
         self._speed.refresh_ended(session, now)
         return done
+
+    def write_bars(self, session: Session) -> None:
+        """Store the overview bars the last pass computed (its own short transaction: speed.py)."""
+        self._speed.write_bars(session)
 
     def _apply(self, session, job: Job, f: JobFacts, verdict: Verdict | None, alert: Alert | None, now):
         if verdict is None:

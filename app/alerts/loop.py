@@ -105,6 +105,8 @@ class AlertRunner:
         started = time.monotonic()
         with transaction(self.factory) as session:
             self.evaluator.evaluate(session, time.time())
+        with transaction(self.factory) as session:
+            self.evaluator.write_bars(session)
         evaluated = time.monotonic() - started
         deliver_due(
             self.factory, self.settings, self.owner, budget_s=max(2.0, self.settings.alert_eval_seconds)

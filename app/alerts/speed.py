@@ -54,6 +54,7 @@ class SpeedTracker:
         self._bar_s = 0.0
         self._bar_budget = max(1.0, BAR_SHARE * settings.alert_eval_seconds)
         self._floors: dict[int, tuple[float | None, float | None]] = {}  # per project, this pass
+        self._due: dict[int, tuple] = {}  # job id -> (goodput, when): bars computed, not yet written
 
     def forget(self, live: set[int]) -> None:
         self._jobs = {k: v for k, v in self._jobs.items() if k in live}
@@ -64,8 +65,9 @@ class SpeedTracker:
         return self._bars >= BARS_PER_PASS or self._bar_s >= self._bar_budget
 
     def refresh_bar(self, session: Session, job: Job, now: float) -> None:
-        """Recompute the job's goodput and store its overview bar when the bar is old. Only the alert
-        loop writes bars: a page view or an API read never writes, so reads never wait on a writer."""
+        """Recompute the job's goodput when its overview bar is old; ``write_bars`` stores it. Only
+        the alert loop writes bars: a page view or an API read never writes, so reads never wait on
+        a writer."""
         at = (job.goodput or {}).get("at") if isinstance(job.goodput, dict) else None
         fresh = isinstance(at, (int, float)) and now - at < BAR_EVERY_S and job.ended_at is None
         if fresh or self._bars_spent():
@@ -73,12 +75,24 @@ class SpeedTracker:
         if isinstance(at, (int, float)) and job.ended_at is not None and at >= job.ended_at:
             return  # computed after the end: final
         self._bars = self._bars + 1
-        from tpuwatch.server.goodput.bars import store
         from tpuwatch.server.goodput.service import job_goodput
 
         started = time.perf_counter()
-        store(session, job.id, job_goodput(session, job, self.settings, now), now)
+        self._due[job.id] = (job_goodput(session, job, self.settings, now), now)
         self._bar_s += time.perf_counter() - started
+
+    def write_bars(self, session: Session) -> None:
+        """Store the bars computed in a pass, in job-id order, in the caller's (short) transaction.
+
+        Written during the pass, they held their jobs' rows locked until the pass committed
+        (seconds, with 100 jobs) and took them in the candidates' order: ingest groups, which
+        take job rows in id order, waited on them, and with a fleet of jobs PostgreSQL found
+        deadlocks between the two."""
+        from tpuwatch.server.goodput.bars import store
+
+        due, self._due = self._due, {}
+        for job_id in sorted(due):
+            store(session, job_id, *due[job_id])
 
     def refresh_ended(self, session: Session, now: float) -> None:
         """Final bars for jobs that ended lately (the live-job pass no longer sees a finished job)."""

@@ -1,7 +1,8 @@
 """The fleet bench's short form at CI's scale: a 12-job fleet of 216 emulated hosts (bench/emulator.py)
 against a live server for 8 s, one job failing and one ending. Every step of every host is stored
 exactly once (each host's count, each job's, the rollups and the reference hosts' raw rows), no
-request is refused or answered 5xx, and the failed job is failed. About 12 s per database."""
+batch is refused or answered 5xx other than 503 (backpressure), and the failed job is failed. About
+12 s per database."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def test_an_emulated_fleet_stores_every_step_exactly_once_without_5xx(live_serve
     assert stored["expected"] > 216 * SECONDS, stored  # every host stepped (1 to 4 steps/s)
     assert stored["exactly_once"], stored
     stats = result["stats"]
-    assert stats["busy"] == stats["server_errors"] == stats["rejected_batches"] == 0, stats
+    # 503s are backpressure the hosts wait out (a loaded CI machine gets some); nothing else may fail.
+    assert stats["server_errors"] == stats["rejected_batches"] == 0, stats
     assert result["batches_left"] == 0
     failed = next(j for j in result["jobs"] if f"-{fleet_plan.FAIL}-" in j["name"])
     with sessions() as s:
