@@ -293,14 +293,14 @@ async def _run_job(job: JobRun, t0: float, seconds: float, heartbeat: bool, send
     senders.extend(host.start(heartbeat) for host in job.hosts_list)
     stop = t0 + (job.end if job.end is not None else seconds)
     period = 1.0 / job.rate
-    at = time.monotonic()
+    at = t0 + job.start  # the plan's clock: 60 s at 2 steps/s is 120 steps, as bench/pod_load.py makes
     while True:
         slow = job.slow_at is not None and at - t0 >= job.slow_at
         step_s = period * (job.slow_factor if slow else 1.0)
         if slow and "slow" not in job.happened:
             job.happened["slow"] = time.time()  # the first slow step begins
         at += step_s
-        if at > stop:
+        if at > stop + 1e-6:
             break
         if job.stall_at is not None and at - t0 >= job.stall_at:
             job.happened["stall"] = job.made_until  # the last step: the stall is counted from it
