@@ -7,7 +7,6 @@ under the sidecar, which sends for its child) delivers the spool to the server.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
@@ -19,6 +18,7 @@ from pathlib import Path
 from time import perf_counter
 
 from tpuwatch import checkpoints, config, log, runmeta, wire
+from tpuwatch.batching import closes_now, encode, step_rows
 from tpuwatch.fit import expand_logs, fit_event, fit_name
 from tpuwatch.loglines import LineQueue
 from tpuwatch.pressure import Reserve, leftover_lines, make_room, send_directly
@@ -29,8 +29,6 @@ from tpuwatch.timers import StepTimer, WaitTimer
 from tpuwatch.transport import HttpTransport
 
 MAX_BATCH_EVENTS = 20_000
-MAX_S = wire.MAX_DURATION_S
-HOLD_S = 30.0  # the longest a due segment stays open for a sender that is behind
 
 
 class Monitor(checkpoints.CheckpointCalls):
@@ -265,7 +263,7 @@ class Monitor(checkpoints.CheckpointCalls):
         """Append one batch; on a full disk count it as dropped (a final one first gets room made:
         the reserve, then the oldest closed segments, whose events are counted as dropped)."""
         while True:
-            payload = json.dumps(batch, separators=(",", ":"), default=str).encode()
+            payload = encode(batch)
             try:
                 self._writer.append(payload, count)
                 self._spooled_since_beat = True
@@ -339,12 +337,7 @@ class Monitor(checkpoints.CheckpointCalls):
             steps_q or events_q or metrics_q or lines_q or force or self.dropped != self._reported_dropped
         ):
             return None, 0
-        off = self._wall_offset
-        steps = []
-        pop = steps_q.popleft
-        for _ in range(min(len(steps_q), MAX_BATCH_EVENTS)):
-            n, t, d, w = pop()
-            steps.append((n, round(t + off, 6), round(min(d, MAX_S), 7), round(min(w, MAX_S), 7)))
+        steps = step_rows(steps_q, MAX_BATCH_EVENTS, self._wall_offset)
         # Within the server's bounds here, in the writer thread: one oversized event must not cost
         # the steps that travel with it (the server refuses a batch whole).
         n_events = min(len(events_q), MAX_BATCH_EVENTS - len(steps))
@@ -388,7 +381,7 @@ class Monitor(checkpoints.CheckpointCalls):
                 with self._flush_lock:  # a job gone quiet (a hang) must not keep its last steps unsent
                     if waits is None:  # recording for a later `agent sync`
                         self._writer.rotate_if_due()
-                    elif time.monotonic() >= due and (time.monotonic() > due + HOLD_S or not behind()):
+                    elif closes_now(time.monotonic(), due, behind):
                         self._writer.rotate()
                         due = time.monotonic() + waits()
                     else:

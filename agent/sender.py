@@ -8,6 +8,10 @@ server stored it; while the sender backs off, batches wait in the (bounded) spoo
 ``Pace`` sets how often a host sends (``Monitor`` writes one batch per interval): a base interval
 with jitter, so that the hosts of a slice do not send in step; doubled by every sign of
 backpressure, shrunk back on success.
+
+``Rules`` holds these decisions without any I/O (what a reply means, how long to wait after one):
+``Sender`` drives them with its spool and HTTP connection in a thread, and the benchmarks' host
+emulator (bench/emulator.py) drives the same rules for thousands of hosts on one event loop.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from tpuwatch import log, wire
+from tpuwatch.batching import merge_batches, split_batch
 from tpuwatch.spool import Spool, SpoolWriter, read_records
 from tpuwatch.transport import HttpTransport, TransportError
 
@@ -47,6 +52,8 @@ class Stats:
     throttled: int = 0  # 429: over a rate limit
     busy: int = 0  # 503: the server had no room (admission, pool); both mean slow down
     server_errors: int = 0  # other 5xx
+    requests: int = 0  # every request made, answered or not
+    request_bytes: int = 0  # their bodies as sent (gzip included)
     errors: list[str] = field(default_factory=list)
 
 
@@ -110,24 +117,98 @@ def jittered(seconds: float, fraction: float = 0.25) -> float:
     return seconds * _jitter.uniform(1.0 - fraction, 1.0 + fraction)
 
 
-class _Retry(Exception):
+class Retry(Exception):
+    """The server could not take the batch now: send it again later (``delay``: its Retry-After)."""
+
     def __init__(self, delay: float | None, reason: str) -> None:
         super().__init__(reason)
         self.delay = delay
 
 
-class Sender:
+STORED, SPLIT, REFUSED = "stored", "split", "refused"
+
+
+class Rules:
+    """What a host decides about its requests, with no I/O: the pace, the backoff and the counts.
+
+    >>> from tpuwatch.transport import Reply
+    >>> r = Rules(Pace(base=1.0))
+    >>> r.heard(Reply(200, pace=4.0), events=10), r.pace.interval
+    ('stored', 4.0)
+    >>> r.heard(Reply(413), events=10)
+    'split'
+    >>> try:
+    ...     r.heard(Reply(503, retry_after=2.0), events=10)
+    ... except Retry as retry:
+    ...     wait = r.retry_wait(retry)
+    >>> 2.0 <= wait <= 2.0 + BUSY_SPREAD_CAP_S, r.stats.busy, r.pace.interval
+    (True, 1, 8.0)
+    """
+
+    def __init__(self, pace: Pace | None = None) -> None:
+        self.stats = Stats()
+        self.backoff = Backoff()
+        self.pace = pace or Pace()
+
+    def sent(self, size: int) -> None:
+        """Count a request about to go out (its body as sent)."""
+        self.stats.requests += 1
+        self.stats.request_bytes += size
+
+    def heard(self, reply, events: int) -> str:
+        """What the server's answer to a batch of ``events`` means: ``STORED`` (it has it),
+        ``SPLIT`` (too large: send it in halves) or ``REFUSED`` (unacceptable: retrying cannot
+        help); raises ``Retry`` when it must come again later (429, 503, other 5xx)."""
+        self.pace.follow(reply.pace)
+        if reply.ok:
+            self.stats.sent_batches += 1
+            self.stats.sent_events += events
+            if reply.status == 200 and "duplicate" in reply.message:
+                self.stats.duplicates += 1
+            return STORED
+        if reply.status in (429, 503):
+            if reply.status == 429:
+                self.stats.throttled += 1
+            else:
+                self.stats.busy += 1
+            raise Retry(reply.retry_after, f"server asked to slow down ({reply.status})")
+        if reply.status >= 500:
+            self.stats.server_errors += 1
+            raise Retry(None, f"server error {reply.status}")
+        return SPLIT if reply.status == 413 else REFUSED
+
+    def refused(self, reply) -> str:
+        """Count a batch refused for good; the message to warn with."""
+        self.stats.rejected_batches += 1
+        msg = f"server refused a batch ({reply.status}): {reply.message}"
+        self.stats.errors.append(msg)
+        return msg
+
+    def retry_wait(self, retry: Retry) -> float:
+        """Seconds to wait before the next try, and the pace slowed. Retry-After is a floor; the
+        jittered backoff on top spreads the hosts that heard it (a busy server is up: a few seconds
+        of spread is enough, the pace slows the host anyway)."""
+        spread = self.backoff.next_delay()
+        delay = spread if retry.delay is None else retry.delay + min(spread, BUSY_SPREAD_CAP_S)
+        self.pace.slow_down(retry.delay)
+        return delay
+
+    def round_done(self) -> None:
+        """Everything that was ready went out: the backoff starts again and the pace eases."""
+        self.backoff.reset()
+        self.pace.speed_up()
+
+
+class Sender(Rules):
     """Sends what a spool folder holds through one transport."""
 
     def __init__(
         self, spool: Spool, transport: HttpTransport, max_spool_bytes: int = 1 << 30, pace: Pace | None = None
     ):
+        super().__init__(pace)
         self.spool = spool
         self.transport = transport
         self.max_spool_bytes = max_spool_bytes
-        self.stats = Stats()
-        self.backoff = Backoff()
-        self.pace = pace or Pace()
         self.wake = threading.Event()  # set to cut a backoff short (the agent is closing)
         self.in_flight = False  # a request is out and unanswered (Monitor waits to close a segment)
 
@@ -166,12 +247,8 @@ class Sender:
                     self._lost(truncated_bytes=size - acked)
                     cut_now = True
                 self.spool.remove(segment)
-        except _Retry as retry:
-            # Retry-After is a floor; the jittered backoff on top spreads the hosts that heard it (a
-            # busy server is up: a few seconds of spread is enough, the pace slows the host anyway).
-            spread = self.backoff.next_delay()
-            delay = spread if retry.delay is None else retry.delay + min(spread, BUSY_SPREAD_CAP_S)
-            self.pace.slow_down(retry.delay)
+        except Retry as retry:
+            delay = self.retry_wait(retry)
             if deadline is not None:
                 delay = min(delay, max(0.0, deadline - time.monotonic()))
             log.warn_once(
@@ -184,8 +261,7 @@ class Sender:
             return False
         except FileNotFoundError:
             return False  # another sender took the segment; look again
-        self.backoff.reset()
-        self.pace.speed_up()
+        self.round_done()
         return not cut_now
 
     def _lost(self, truncated_bytes: int = 0, dropped_events: int = 0) -> None:
@@ -213,39 +289,22 @@ class Sender:
         for good (counted and told, unless it was ``merged``: its batches are then sent alone)."""
         self.in_flight = True
         try:
-            reply = self.transport.send(payload)
+            reply = self.transport.send(payload, self.sent)
         except TransportError as exc:
-            raise _Retry(None, str(exc)) from exc
+            raise Retry(None, str(exc)) from exc
         finally:
             self.in_flight = False
-        self.pace.follow(reply.pace)
-        if reply.ok:
-            self.stats.sent_batches += 1
-            self.stats.sent_events += events
-            if reply.status == 200 and "duplicate" in reply.message:
-                self.stats.duplicates += 1
+        verdict = self.heard(reply, events)
+        if verdict == STORED:
             return True
-        if reply.status in (429, 503):
-            if reply.status == 429:
-                self.stats.throttled += 1
-            else:
-                self.stats.busy += 1
-            raise _Retry(reply.retry_after, f"server asked to slow down ({reply.status})")
-        if reply.status >= 500:
-            self.stats.server_errors += 1
-            raise _Retry(None, f"server error {reply.status}")
-        if reply.status == 413:
+        if verdict == SPLIT:
             halves = split_batch(payload)
             if halves:
                 self.stats.split_batches += 1
                 return any([self._send_payload(half, n) for half, n in halves])
-        # Any other 4xx: the batch itself is unacceptable; retrying cannot help.
         if merged:
             return False
-        self.stats.rejected_batches += 1
-        msg = f"server refused a batch ({reply.status}): {reply.message}"
-        self.stats.errors.append(msg)
-        log.warn(msg)
+        log.warn(self.refused(reply))
         return False
 
 
@@ -267,57 +326,6 @@ def loss_notice(directory, kind: str, message: str, truncated_bytes: int, droppe
         dropped=dropped_events,  # a stream of its own: the server adds it to the job's dropped events
     )
     return json.dumps(batch, separators=(",", ":")).encode()
-
-
-def merge_batches(payloads: list[bytes]) -> bytes | None:
-    """Consecutive batches of one stream as one batch: their rows in order, under the first one's
-    key (the same records always make the same merged batch, see ``Spool.pending_groups``), the
-    stream's running count of dropped events as of the last. None when they do not belong together.
-
-    >>> a = b'{"stream":"s","seq":4,"run":{},"sent_at":1.0,"steps":[[1]],"events":[],"dropped":0}'
-    >>> b = b'{"stream":"s","seq":5,"run":{},"sent_at":2.0,"steps":[[2]],"events":[],"dropped":3}'
-    >>> merge_batches([a, b])
-    b'{"stream":"s","seq":4,"run":{},"sent_at":2.0,"steps":[[1],[2]],"events":[],"dropped":3}'
-    """
-    if len(payloads) == 1:
-        return payloads[0]
-    try:
-        batches = [json.loads(p) for p in payloads]
-    except ValueError:
-        return None
-    first = batches[0]
-    if not all(
-        isinstance(b, dict) and b.get("stream") == first.get("stream") and b.get("run") == first.get("run")
-        for b in batches
-    ):
-        return None
-    merged = dict(first)
-    for key in ("steps", "events", "metrics", "logs"):
-        rows = [row for b in batches for row in b.get(key) or ()]
-        if rows or key in first:
-            merged[key] = rows
-    for key in ("dropped", "sent_at"):  # the stream's running count; the latest send time
-        values = [b[key] for b in batches if isinstance(b.get(key), (int, float))]
-        if values:
-            merged[key] = max(values)
-    return json.dumps(merged, separators=(",", ":")).encode()
-
-
-def split_batch(payload: bytes) -> list[tuple[bytes, int]] | None:
-    """Split a batch's events into two batches that keep the sequence number and differ in ``part``."""
-    batch = json.loads(payload)
-    items = [(k, x) for k in ("steps", "events", "metrics") for x in batch.get(k) or ()]
-    if len(items) < 2:
-        return None
-    mid = len(items) // 2
-    out = []
-    for suffix, chunk in (("0", items[:mid]), ("1", items[mid:])):
-        half = {k: v for k, v in batch.items() if k not in ("steps", "events", "metrics")}
-        half["part"] = batch.get("part", "") + suffix
-        for key in ("steps", "events", "metrics"):
-            half[key] = [x for k, x in chunk if k == key]
-        out.append((json.dumps(half, separators=(",", ":")).encode(), len(chunk)))
-    return out
 
 
 class SenderThread(threading.Thread):

@@ -174,6 +174,28 @@ def read_records(path: Path, start: int = 0) -> tuple[list[Record], int, int]:
     return records, start + pos, start + len(data)
 
 
+def runs(records: list[Record], max_events: int, max_bytes: int) -> Iterator[list[Record]]:
+    """``records`` in runs of consecutive records, each at most ``max_events`` events and
+    ``max_bytes`` of payload (a record larger than that is a run of its own): what one request
+    carries. The host emulator (bench/emulator.py) cuts its in-memory segments the same way.
+
+    >>> rs = [Record(0, 0, b"x" * 10, 4) for _ in range(5)]
+    >>> [len(r) for r in runs(rs, max_events=8, max_bytes=100)]
+    [2, 2, 1]
+    """
+    run: list[Record] = []
+    events = size = 0
+    for record in records:
+        if run and (events + record.events > max_events or size + len(record.payload) > max_bytes):
+            yield run
+            run, events, size = [], 0, 0
+        run.append(record)
+        events += record.events
+        size += len(record.payload)
+    if run:
+        yield run
+
+
 @dataclass
 class Recovery:
     segments: int = 0
@@ -347,16 +369,7 @@ class Spool:
         same run, so the server can tell it is a copy."""
         for segment in self.ready():
             records, _, _ = read_records(segment, self.acked(segment))
-            run: list[Record] = []
-            events = size = 0
-            for record in records:
-                if run and (events + record.events > max_events or size + len(record.payload) > max_bytes):
-                    yield segment, run
-                    run, events, size = [], 0, 0
-                run.append(record)
-                events += record.events
-                size += len(record.payload)
-            if run:
+            for run in runs(records, max_events, max_bytes):
                 yield segment, run
 
     def size_bytes(self) -> int:

@@ -60,7 +60,9 @@ class HttpTransport:
             self._conn = cls(self._host, self._port, timeout=self.timeout)
         return self._conn
 
-    def send(self, body: bytes) -> Reply:
+    def prepare(self, body: bytes) -> tuple[bytes, dict]:
+        """The request's body and headers as they go out (no I/O): the token, who sends, and gzip
+        for a body worth it. The host emulator (bench/emulator.py) sends what this returns."""
         headers = {"Content-Type": "application/json"}
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
@@ -68,6 +70,17 @@ class HttpTransport:
         if len(body) > GZIP_ABOVE:
             body = gzip.compress(body, compresslevel=1)
             headers["Content-Encoding"] = "gzip"
+        return body, headers
+
+    @property
+    def path(self) -> str:
+        return self._prefix + INGEST_PATH
+
+    def send(self, body: bytes, sending=None) -> Reply:
+        """POST one batch; ``sending(bytes)`` hears the body's size as it goes out."""
+        body, headers = self.prepare(body)
+        if sending is not None:
+            sending(len(body))
         # Servers close idle kept-alive connections (uvicorn after 5 s): a quiet job's next batch
         # finds its socket gone. One fresh connection is the cure for that, not a backoff.
         retry_stale = self._conn is not None
@@ -83,16 +96,11 @@ class HttpTransport:
                 raise TransportError(f"{type(exc).__name__}: {exc}") from exc
         if resp.getheader("Connection", "").lower() == "close":
             self.close()
-        return Reply(
-            resp.status,
-            _retry_after(resp.getheader("Retry-After")),
-            _detail(data),
-            _retry_after(resp.getheader(PACE_HEADER)),
-        )
+        return reply_of(resp.status, resp.getheader, data)
 
     def _post(self, body: bytes, headers: dict) -> tuple[http.client.HTTPResponse, bytes]:
         conn = self._connection()
-        conn.request("POST", self._prefix + INGEST_PATH, body=body, headers=headers)
+        conn.request("POST", self.path, body=body, headers=headers)
         resp = conn.getresponse()
         return resp, resp.read()
 
@@ -100,6 +108,18 @@ class HttpTransport:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+def reply_of(status: int, header, data: bytes) -> Reply:
+    """The server's answer from its status, a header lookup (``header(name)``: None when absent)
+    and its body.
+
+    >>> reply_of(503, {"Retry-After": "2", "X-Tpuwatch-Pace": "6.5"}.get, b'{"detail": "busy"}')
+    Reply(status=503, retry_after=2.0, message='busy', pace=6.5)
+    """
+    return Reply(
+        status, _retry_after(header("Retry-After")), _detail(data), _retry_after(header(PACE_HEADER))
+    )
 
 
 def _retry_after(value: str | None) -> float | None:

@@ -14,43 +14,14 @@ import json
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import fresh_postgres, make_token, server_process  # noqa: E402
-
-
-class Receiver:
-    def __init__(self) -> None:
-        self.arrivals: dict[str, list[float]] = {}
-        self.count = 0
-        me = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                now = time.time()
-                me.count += 1
-                text = body.get("text", "")
-                if text.startswith("[FIRING]"):
-                    job = text.split("/", 1)[1].split(" ", 1)[0]
-                    me.arrivals.setdefault(job, []).append(now)
-                self.send_response(200)
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
+from bench.fleet_watch import Receiver  # noqa: E402
 
 
 def _post(url: str, token: str, batch: dict) -> None:

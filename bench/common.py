@@ -46,8 +46,8 @@ def fresh_postgres():
 
 
 @contextmanager
-def server_process(db_url: str, data_dir: str, extra_env: dict | None = None):
-    """`tpuwatch server` in a subprocess; yields (base URL, Popen).
+def server_process(db_url: str, data_dir: str, extra_env: dict | None = None, workers: int = 1):
+    """`tpuwatch server` in a subprocess (``workers`` processes); yields (base URL, Popen).
 
     Its stderr goes to ``server.log`` in ``data_dir``, not to a pipe: nobody reads a pipe while the
     benchmark runs, and a server that logs enough would block on a full one."""
@@ -68,6 +68,8 @@ def server_process(db_url: str, data_dir: str, extra_env: dict | None = None):
             db_url,
             "--log-level",
             "warning",
+            "--workers",
+            str(workers),
         ],
         env=env,
         stdout=subprocess.DEVNULL,

@@ -55,7 +55,16 @@ def run(args: argparse.Namespace) -> dict:
     }
     for mon in monitors:
         stats = mon._sender_thread.sender.stats
-        for name in ("sent_batches", "sent_events", "duplicates", "rejected_batches", "throttled", "busy"):
+        for name in (
+            "sent_batches",
+            "sent_events",
+            "duplicates",
+            "rejected_batches",
+            "throttled",
+            "busy",
+            "requests",
+            "request_bytes",
+        ):
             totals[name] = totals.get(name, 0) + getattr(stats, name)
         totals["server_errors"] = totals.get("server_errors", 0) + stats.server_errors
         totals["errors"].extend(stats.errors[:3])

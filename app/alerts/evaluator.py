@@ -66,6 +66,7 @@ class Evaluator:
         self._marks: dict[int, _Marks] = {}
         self._gaps: dict[int, tuple[int | None, list[float]]] = {}
         self._speed = SpeedTracker(settings)
+        self.judged = 0  # jobs judged by the last pass
 
     # -- facts --------------------------------------------------------------------------------
 
@@ -218,7 +219,10 @@ class Evaluator:
         self._read_events(session, now)
         open_alerts = {a.job_id: a for a in session.scalars(select(Alert).where(Alert.open_key.is_not(None)))}
         done: list[tuple[int, str]] = []
-        candidates = self._candidates(session, now)
+        # In job-id order: a transition updates its job's row, and ingest groups lock job rows in
+        # id order too (two orders could deadlock).
+        candidates = sorted(self._candidates(session, now), key=lambda row: row[0].id)
+        self.judged = len(candidates)
         live = {job.id for job, _ in candidates}
         self._gaps = {k: v for k, v in self._gaps.items() if k in live}
         self._speed.forget(live)
@@ -237,6 +241,10 @@ class Evaluator:
                 done.append(action)
         self._speed.refresh_ended(session, now)
         return done
+
+    def write_bars(self, session: Session) -> None:
+        """Store the overview bars the last pass computed (its own short transaction: speed.py)."""
+        self._speed.write_bars(session)
 
     def _apply(self, session, job: Job, f: JobFacts, verdict: Verdict | None, alert: Alert | None, now):
         if verdict is None:

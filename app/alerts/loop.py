@@ -29,6 +29,47 @@ PARTITIONS_EVERY_S = 3600.0  # the leader makes sure the next days' step partiti
 # prunes batch keys past the ingest window) this often
 
 
+class PassTiming:
+    """How long the leader's passes take (``/healthz`` shows it): a pass longer than the loop's
+    interval means alerts come late, and says so in the log once a minute at most.
+
+    >>> t = PassTiming(interval=5.0)
+    >>> t.passed(0.2, 0.3, jobs=100); t.report()["last_pass_s"]
+    0.3
+    """
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.passes = 0
+        self.jobs = 0
+        self.last = self.worst = self.evaluate = 0.0
+        self._warned = float("-inf")
+
+    def passed(self, evaluate_s: float, total_s: float, jobs: int) -> None:
+        self.passes += 1
+        self.jobs, self.evaluate, self.last = jobs, evaluate_s, total_s
+        self.worst = max(self.worst, total_s)
+        if total_s > self.interval and time.monotonic() - self._warned > 60.0:
+            self._warned = time.monotonic()
+            log.warning(
+                "alert loop: a pass over %d jobs took %.1f s (evaluating %.1f s), over its %g s interval",
+                jobs,
+                total_s,
+                evaluate_s,
+                self.interval,
+            )
+
+    def report(self) -> dict:
+        return {
+            "passes": self.passes,
+            "jobs": self.jobs,
+            "last_pass_s": round(self.last, 3),
+            "last_evaluation_s": round(self.evaluate, 3),
+            "worst_pass_s": round(self.worst, 3),
+            "interval_s": self.interval,
+        }
+
+
 class AlertRunner:
     """One evaluation and delivery pass per ``tick()``; the loop thread calls it on a timer."""
 
@@ -40,6 +81,7 @@ class AlertRunner:
         self.evaluator = Evaluator(settings)
         self.leading = False
         self.partitions_at = float("-inf")
+        self.timing = PassTiming(settings.alert_eval_seconds)
 
     def tick(self) -> bool:
         """Evaluate and deliver if this process leads; returns whether it did."""
@@ -60,11 +102,16 @@ class AlertRunner:
             if gone:
                 log.info("ingest: pruned %d batch-key rows past the ingest window", gone)
             self.partitions_at = time.monotonic()
+        started = time.monotonic()
         with transaction(self.factory) as session:
             self.evaluator.evaluate(session, time.time())
+        with transaction(self.factory) as session:
+            self.evaluator.write_bars(session)
+        evaluated = time.monotonic() - started
         deliver_due(
             self.factory, self.settings, self.owner, budget_s=max(2.0, self.settings.alert_eval_seconds)
         )
+        self.timing.passed(evaluated, time.monotonic() - started, self.evaluator.judged)
         return True
 
     def close(self) -> None:
@@ -102,4 +149,5 @@ def start_alert_loop(app) -> AlertLoop:
     """Start the loop for ``app`` (after its sessions exist); the lifespan stops it."""
     settings: Settings = app.state.settings
     runner = AlertRunner(app.state.sessions, settings)
+    app.state.alert_timing = runner.timing
     return AlertLoop(runner, settings.alert_eval_seconds).start()

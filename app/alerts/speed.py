@@ -6,6 +6,7 @@ rollups (refreshed every few minutes), and, only while it looks slow, per-host s
 from __future__ import annotations
 
 import statistics
+import time
 from collections import deque
 
 from sqlalchemy import func, select
@@ -25,6 +26,9 @@ FLOOR_EVERY_S = 300.0
 FLOOR_AFTER_S = 600.0  # a job's goodput means little in its first minutes (startup, compile)
 BAR_EVERY_S = 60.0  # live jobs' overview bars are refreshed about this often
 BARS_PER_PASS = 20  # at most this many bars computed per evaluation pass
+# ... and at most this share of the loop's interval spent on them (at least a second): a bar is a
+# goodput computation (~0.1 s), and 20 of them made a pass over 100 jobs outlast its 5 s.
+BAR_SHARE = 0.25
 FINAL_BAR_LOOKBACK_S = 3600.0  # jobs that ended this recently get their final bar computed
 
 
@@ -47,25 +51,48 @@ class SpeedTracker:
         self.settings = settings
         self._jobs: dict[int, _State] = {}
         self._bars = 0
+        self._bar_s = 0.0
+        self._bar_budget = max(1.0, BAR_SHARE * settings.alert_eval_seconds)
+        self._floors: dict[int, tuple[float | None, float | None]] = {}  # per project, this pass
+        self._due: dict[int, tuple] = {}  # job id -> (goodput, when): bars computed, not yet written
 
     def forget(self, live: set[int]) -> None:
         self._jobs = {k: v for k, v in self._jobs.items() if k in live}
-        self._bars = 0  # a new pass: a new budget of bar refreshes
+        self._bars, self._bar_s = 0, 0.0  # a new pass: a new budget of bar refreshes
+        self._floors = {}
+
+    def _bars_spent(self) -> bool:
+        return self._bars >= BARS_PER_PASS or self._bar_s >= self._bar_budget
 
     def refresh_bar(self, session: Session, job: Job, now: float) -> None:
-        """Recompute the job's goodput and store its overview bar when the bar is old. Only the alert
-        loop writes bars: a page view or an API read never writes, so reads never wait on a writer."""
+        """Recompute the job's goodput when its overview bar is old; ``write_bars`` stores it. Only
+        the alert loop writes bars: a page view or an API read never writes, so reads never wait on
+        a writer."""
         at = (job.goodput or {}).get("at") if isinstance(job.goodput, dict) else None
         fresh = isinstance(at, (int, float)) and now - at < BAR_EVERY_S and job.ended_at is None
-        if fresh or self._bars >= BARS_PER_PASS:
+        if fresh or self._bars_spent():
             return
         if isinstance(at, (int, float)) and job.ended_at is not None and at >= job.ended_at:
             return  # computed after the end: final
         self._bars = self._bars + 1
-        from tpuwatch.server.goodput.bars import store
         from tpuwatch.server.goodput.service import job_goodput
 
-        store(session, job.id, job_goodput(session, job, self.settings, now), now)
+        started = time.perf_counter()
+        self._due[job.id] = (job_goodput(session, job, self.settings, now), now)
+        self._bar_s += time.perf_counter() - started
+
+    def write_bars(self, session: Session) -> None:
+        """Store the bars computed in a pass, in job-id order, in the caller's (short) transaction.
+
+        Written during the pass, they held their jobs' rows locked until the pass committed
+        (seconds, with 100 jobs) and took them in the candidates' order: ingest groups, which
+        take job rows in id order, waited on them, and with a fleet of jobs PostgreSQL found
+        deadlocks between the two."""
+        from tpuwatch.server.goodput.bars import store
+
+        due, self._due = self._due, {}
+        for job_id in sorted(due):
+            store(session, job_id, *due[job_id])
 
     def refresh_ended(self, session: Session, now: float) -> None:
         """Final bars for jobs that ended lately (the live-job pass no longer sees a finished job)."""
@@ -73,7 +100,7 @@ class SpeedTracker:
             select(Job).where(Job.ended_at.is_not(None), Job.ended_at > now - FINAL_BAR_LOOKBACK_S)
         )
         for job in ended:
-            if self._bars >= BARS_PER_PASS:
+            if self._bars_spent():
                 return
             self.refresh_bar(session, job, now)
 
@@ -124,8 +151,15 @@ class SpeedTracker:
             st.last_step, st.last_ts = step, ts
 
     def floors(self, session: Session, job: Job, now: float) -> FloorFacts | None:
-        project = session.get(Project, job.project_id)
-        if project is None or (project.goodput_floor is None and project.mfu_floor is None):
+        # Read once per project and pass: a Project loaded by session.get() is held only weakly,
+        # so each job read it again (100 jobs of one project, 100 round trips a pass).
+        if job.project_id not in self._floors:
+            row = session.execute(
+                select(Project.goodput_floor, Project.mfu_floor).where(Project.id == job.project_id)
+            ).first()
+            self._floors[job.project_id] = (row[0], row[1]) if row else (None, None)
+        goodput_floor, mfu_floor = self._floors[job.project_id]
+        if goodput_floor is None and mfu_floor is None:
             return None
         if now - job.started_at < FLOOR_AFTER_S:
             return None
@@ -141,8 +175,8 @@ class SpeedTracker:
         return FloorFacts(
             goodput=st.floor_values[0],
             mfu=st.floor_values[1],
-            goodput_floor=project.goodput_floor,
-            mfu_floor=project.mfu_floor,
+            goodput_floor=goodput_floor,
+            mfu_floor=mfu_floor,
         )
 
 

@@ -14,6 +14,7 @@ from tpuwatch.server.goodput.bars import bars
 from tpuwatch.server.jobs.service import STATUS_ORDER, list_jobs
 from tpuwatch.server.jobs.status import POSTMORTEM
 from tpuwatch.server.models import LEVEL_WIDTHS, Event, Job, Project, StepRollup
+from tpuwatch.server.series.thinning import FULL_STEP_HOSTS
 from tpuwatch.server.settings import Settings
 from tpuwatch.wire import Kind
 
@@ -71,7 +72,8 @@ def overview(
 
 
 def _trends(session: Session, steps_per_host: dict[int, float]) -> dict[int, list[float]]:
-    """Mean step time per bucket (all hosts) for each job; one query per rollup level in use."""
+    """Mean step time per bucket (the reference hosts, as the figures) for each job; one query per
+    rollup level in use."""
     by_level: dict[int, list[int]] = {}
     for job_id, n in steps_per_host.items():
         if n > 0:
@@ -80,7 +82,9 @@ def _trends(session: Session, steps_per_host: dict[int, float]) -> dict[int, lis
     for level, ids in by_level.items():
         q = (
             select(StepRollup.job_id, func.sum(StepRollup.sum_duration) / func.sum(StepRollup.n))
-            .where(StepRollup.level == level, StepRollup.job_id.in_(ids))
+            .where(
+                StepRollup.level == level, StepRollup.job_id.in_(ids), StepRollup.host_index < FULL_STEP_HOSTS
+            )
             .group_by(StepRollup.job_id, StepRollup.bucket)
             .order_by(StepRollup.job_id, StepRollup.bucket)
         )

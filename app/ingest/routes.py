@@ -82,13 +82,20 @@ async def ingest(request: Request, settings: SettingsDep):
     check_throttle(request, token)  # on the event loop: a throttled client costs no thread
     body = await read_body(request, settings.max_body_bytes, settings.max_decoded_bytes)
     state = request.app.state
+    started = time.monotonic()  # from here on, the server's own delays: checking, queueing, storing
     delivery = await anyio.to_thread.run_sync(
         _delivery, request, settings, token, body, limiter=state.ingest_threads
     )
     future = state.writer.submit(delivery)
+    pacing = getattr(state, "pacing", None)
     try:
-        return await asyncio.wait_for(asyncio.wrap_future(future), settings.ingest_store_timeout_seconds)
+        result = await asyncio.wait_for(asyncio.wrap_future(future), settings.ingest_store_timeout_seconds)
+        if pacing is not None:
+            pacing.took(time.monotonic() - started)  # a writer falling behind slows the hosts
+        return result
     except TimeoutError:
+        if pacing is not None:
+            pacing.took(time.monotonic() - started)
         raise HTTPException(
             503,
             f"the batch was not stored within {settings.ingest_store_timeout_seconds:g} s: retry "

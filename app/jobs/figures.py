@@ -2,7 +2,9 @@
 header, the hosts table, the overview, the post-mortem, the compare page, ``/metrics``, the jobs API
 and the performance cards all read them, so they cannot disagree.
 
-The window is the last ``WINDOW_STEPS`` steps of the job (every host), without its first step
+The window is the last ``WINDOW_STEPS`` steps of the job on its reference hosts (the first
+``FULL_STEP_HOSTS``, series/thinning.py: a synchronous job's hosts step together, and reading every
+host of a 4,096-host job made the overview read ~500,000 rollup rows), without its first step
 (XLA compilation, often 100x the rest). Input wait is timed outside the step (``mon.wrap``,
 ``with mon.input_wait():`` before ``with mon.step():``), so the wall time a step costs is its
 duration plus its wait:
@@ -32,6 +34,7 @@ from tpuwatch import mfu as chips
 from tpuwatch.server.jobs import window
 from tpuwatch.server.jobs.peak import flops_per_step, job_peak
 from tpuwatch.server.models import Event, Job, JobHost, Metric, StepRollup
+from tpuwatch.server.series.thinning import FULL_STEP_HOSTS
 from tpuwatch.wire import Kind, MetricName
 
 WINDOW_STEPS = window.WINDOW_STEPS
@@ -41,7 +44,7 @@ MFU_WRONG = "above 100% of peak: the peak FLOP/s or the FLOPs per step are wrong
 
 @dataclass
 class Figures:
-    window_steps: int = 0  # steps of all hosts the shares and rate come from
+    window_steps: int = 0  # steps of the reference hosts the shares and rate come from
     steps: int = 0  # training steps: the furthest host's
     hosts: int = 0
     last_step: int | None = None
@@ -103,8 +106,9 @@ def mfu_of(
 
 
 def window_totals(session: Session, ids: list[int]) -> dict[int, tuple[int, float, float, float]]:
-    """``{job id: (steps, sum of durations, sum of waits, last step time)}`` over each job's window,
-    from the finest rollups in one query for all jobs (the overview asks for hundreds at once)."""
+    """``{job id: (steps, sum of durations, sum of waits, last step time)}`` over each job's window
+    (its reference hosts), from the finest rollups in one query for all jobs (the overview asks for
+    hundreds at once)."""
     if not ids:
         return {}
     r = StepRollup
@@ -121,7 +125,12 @@ def window_totals(session: Session, ids: list[int]) -> dict[int, tuple[int, floa
             func.max(r.last_ts),
         )
         .join(Job, Job.id == r.job_id)
-        .where(r.level == 0, r.job_id.in_(ids), r.bucket > func.coalesce(Job.last_step, 0) - WINDOW_STEPS)
+        .where(
+            r.level == 0,
+            r.job_id.in_(ids),
+            r.host_index < FULL_STEP_HOSTS,
+            r.bucket > func.coalesce(Job.last_step, 0) - WINDOW_STEPS,
+        )
         .group_by(r.job_id)
     )
     return {

@@ -32,4 +32,7 @@ async def healthz(request: Request):
         writer = getattr(request.app.state, "writer", None)
         if writer is not None:
             body["ingest"]["writer"] = writer.stats()  # groups stored, batches in them, queued now
+    timing = getattr(request.app.state, "alert_timing", None)
+    if timing is not None and timing.passes:  # this process leads the alert loop
+        body["alerts"] = timing.report()
     return JSONResponse(body)

@@ -14,7 +14,7 @@ from tests.conftest import make_token, start_server
 from tests.helpers import wait_until
 from tpuwatch import wire
 from tpuwatch.monitor import Monitor
-from tpuwatch.server.ops.pacing import MAX_TRACKED_HOSTS, Pacing
+from tpuwatch.server.ops.pacing import LATE_S, MAX_TRACKED_HOSTS, Pacing
 from tpuwatch.transport import PACE_HEADER, HttpTransport
 
 
@@ -108,6 +108,23 @@ def test_refusals_raise_the_interval_until_the_gate_is_calm_again():
     assert asked[:3] == [1.5, 2.25, 3.38]
     assert asked[3:] == sorted(asked[3:], reverse=True) and asked[-1] < 2.0
     assert pacing.pressure < 2.0
+
+
+def test_batches_stored_late_raise_the_interval_as_refusals_do():
+    clock = Clock()
+    pacing = _pacing(clock, cpu_budget=0.5)
+    _batches(pacing, 200, 0.0015)
+    clock.now = 1.0
+    assert pacing.interval() == 1.0
+    for _ in range(200):
+        pacing.took(0.05)  # stored at once: no pressure
+    _batches(pacing, 200, 0.0015)
+    clock.now = 2.0
+    assert pacing.interval() == 1.0
+    pacing.took(LATE_S + 0.5)  # the writer fell behind: agents would soon time out
+    _batches(pacing, 200, 0.0015)
+    clock.now = 3.0
+    assert pacing.interval() == 1.5 and pacing.pressure == 1.5
 
 
 def test_invented_host_names_cannot_grow_memory_without_bound():
