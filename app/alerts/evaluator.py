@@ -10,13 +10,13 @@ causes, so two evaluators racing (a leader change) cannot enqueue the same messa
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
 from tpuwatch.server.alerts import diverged, messages
+from tpuwatch.server.alerts.marks import ACTIVE_HORIZON_S, EventMarks
 from tpuwatch.server.alerts.rules import JobFacts, Verdict, judge, needs_stall_facts
 from tpuwatch.server.alerts.speed import SpeedTracker
 from tpuwatch.server.db import insert_ignore
@@ -37,23 +37,9 @@ from tpuwatch.server.slice.hosts import stopped_first
 from tpuwatch.server.triage.summary import summary_line
 from tpuwatch.wire import Kind, MetricName
 
-ACTIVE_HORIZON_S = 24 * 3600.0  # a job silent longer than this before we first saw it is history
 FAILED_LOOKBACK_S = 3600.0  # failures older than this when first seen raise nothing
 EVIDENCE_WINDOW_S = 180.0
-EVENT_KINDS = (Kind.NODE_STATE, Kind.PHASE, Kind.CHECKPOINT, Kind.HANG_HINT)
-EVENT_ID_MARGIN = 1000  # rows committed late with lower ids (PostgreSQL sequences) are still read
 DUTY_CYCLE = MetricName.DUTY_CYCLE
-MAX_MARKS = 10_000
-
-
-@dataclass
-class _Marks:
-    """Per-job state distilled from events: node state, long phases, hang lines."""
-
-    node: tuple | None = None  # (ts, id, state, health, cause)
-    phase: tuple | None = None  # (ts, id, name) of an unmatched begin
-    phase_end: float | None = None
-    hangs: list | None = None  # [(ts, line)]
 
 
 class Evaluator:
@@ -62,47 +48,12 @@ class Evaluator:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._watermark = 0
-        self._marks: dict[int, _Marks] = {}
+        self._marks = EventMarks()
         self._gaps: dict[int, tuple[int | None, list[float]]] = {}
         self._speed = SpeedTracker(settings)
         self.judged = 0  # jobs judged by the last pass
 
     # -- facts --------------------------------------------------------------------------------
-
-    def _read_events(self, session: Session, now: float) -> None:
-        q = select(Event.id, Event.job_id, Event.ts, Event.kind, Event.message, Event.data).where(
-            Event.id > self._watermark - EVENT_ID_MARGIN, Event.kind.in_(EVENT_KINDS)
-        )
-        if self._watermark == 0:
-            q = q.where(Event.ts > now - ACTIVE_HORIZON_S)
-        for eid, job_id, ts, kind, message, data in session.execute(q.order_by(Event.id)):
-            self._watermark = max(self._watermark, eid)
-            m = self._marks.setdefault(job_id, _Marks())
-            data = data if isinstance(data, dict) else {}
-            if kind == Kind.NODE_STATE:
-                if m.node is None or (ts, eid) > m.node[:2]:
-                    m.node = (
-                        ts,
-                        eid,
-                        str(data.get("state") or ""),
-                        str(data.get("health") or ""),
-                        str(data.get("likely_cause") or "")[:300],
-                    )
-            elif kind == Kind.HANG_HINT:
-                hangs = m.hangs or []
-                if all(h[0] != ts for h in hangs):
-                    m.hangs = sorted([*hangs, (ts, message[:500])])[-5:]
-            else:
-                name = str(data.get("name") or (Kind.CHECKPOINT if kind == Kind.CHECKPOINT else Kind.PHASE))[
-                    :64
-                ]
-                state = str(data.get("state") or "end")
-                if state == "begin":
-                    if m.phase is None or (ts, eid) > m.phase[:2]:
-                        m.phase = (ts, eid, name)
-                elif m.phase_end is None or ts > m.phase_end:
-                    m.phase_end = ts
 
     def _candidates(self, session: Session, now: float):
         open_jobs = select(Alert.job_id).where(
@@ -124,7 +75,7 @@ class Evaluator:
         return session.execute(q).all()
 
     def facts(self, session: Session, job: Job, project: str, now: float) -> JobFacts:
-        m = self._marks.get(job.id) or _Marks()
+        m = self._marks.get(job.id)
         f = JobFacts(
             job_id=job.id,
             name=job.name,
@@ -216,7 +167,7 @@ class Evaluator:
     def evaluate(self, session: Session, now: float | None = None) -> list[tuple[int, str]]:
         """Judge every live job; returns the transitions made as (alert id, action)."""
         now = time.time() if now is None else now
-        self._read_events(session, now)
+        self._marks.read(session, now)
         open_alerts = {a.job_id: a for a in session.scalars(select(Alert).where(Alert.open_key.is_not(None)))}
         done: list[tuple[int, str]] = []
         # In job-id order: a transition updates its job's row, and ingest groups lock job rows in
@@ -226,8 +177,7 @@ class Evaluator:
         live = {job.id for job, _ in candidates}
         self._gaps = {k: v for k, v in self._gaps.items() if k in live}
         self._speed.forget(live)
-        if len(self._marks) > MAX_MARKS:  # jobs long finished: their marks can go
-            self._marks = {k: v for k, v in self._marks.items() if k in live}
+        self._marks.forget(live)
         for job, project in candidates:
             f = self.facts(session, job, project, now)
             alert = open_alerts.get(job.id)
