@@ -25,16 +25,18 @@ def triage_text(text: str, context: Mapping | None = None) -> TriageResult:
 
 
 def cards_for_error_event(message: str, data: dict | None, context: Mapping | None = None) -> list[dict]:
-    """Cards for one error event: its own text first, then the log lines before it if needed."""
-    from tpuwatch.server.triage import classify_text
+    """Cards for one error event: its text read with the log lines the agent sent before it, by
+    the same function the ``tpuwatch triage`` CLI uses on a log file (``engine.triage_error``)."""
+    from tpuwatch.server.triage.engine import triage_error
 
     # tpuwatch's own agent lines ("tpuwatch: metrics ... unavailable") are never evidence.
     message = "\n".join(ln for ln in message.splitlines() if not is_own_line(ln))
-    cards = classify_text(message, context or {}) if message.strip() else []
-    if not cards and data and isinstance(data.get("context"), list):
-        lines = [str(x) for x in data["context"][-40:] if not is_own_line(str(x))]
-        cards = classify_text("\n".join([*lines, message]), context or {})
-    return [c.to_dict() for c in cards]
+    before = []
+    if data and isinstance(data.get("context"), list):
+        before = [str(x) for x in data["context"][-40:] if not is_own_line(str(x))]
+    if not message.strip() and not before:
+        return []
+    return [c.to_dict() for c in triage_error(message, before, context or {})]
 
 
 def classify_events(events: list[tuple], context: Mapping | None = None) -> list[tuple]:
