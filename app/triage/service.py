@@ -91,3 +91,50 @@ def unknown_groups(session: Session, principal: Principal, max_events: int = 500
         for g in grouper.groups()
     ]
     return UnknownGroups(groups=groups)
+
+
+def annotate_unknowns(
+    session: Session, job: Job, cards: list[dict], days: float = 7.0, limit: int = 2000
+) -> None:
+    """Give each unknown error card of ``job`` its group across the project's recent jobs: the
+    mined template and the other jobs whose unknown errors fell in the same group in the last
+    ``days`` ("seen in 3 other jobs this week"), so a team learns its own recurring failures.
+
+    Cards come from :func:`tpuwatch.server.dashboard.page.error_cards` (``event_id`` set); the card
+    gains ``unknown_group``: ``{"key", "template", "other_jobs": [{"id", "name"}], "days"}``."""
+    from tpuwatch.server.triage.templates import UnknownGrouper
+
+    wanted = {c["event_id"] for c in cards if c.get("category") == "unknown" and c.get("event_id")}
+    if not wanted:
+        return
+    newest = session.scalar(select(Event.ts).where(Event.id.in_(wanted)).order_by(Event.ts.desc()).limit(1))
+    since = (newest or 0.0) - days * 86400
+    q = (
+        select(Event.id, Event.job_id, Event.message, Event.data, Job.name)
+        .join(Job, Job.id == Event.job_id)
+        .where(Event.kind == Kind.ERROR, Job.project_id == job.project_id)
+        .where((Event.ts >= since) | Event.id.in_(wanted))
+        .order_by(Event.id.desc())
+        .limit(limit)
+    )
+    grouper = UnknownGrouper()
+    group_of: dict[int, str] = {}
+    jobs: dict[str, dict[int, str]] = {}
+    for event_id, job_id, message, data, name in reversed(session.execute(q).all()):
+        if (data or {}).get("cards"):
+            continue
+        group = grouper.add(message, source=str(job_id))
+        group_of[event_id] = group.key
+        jobs.setdefault(group.key, {})[job_id] = name
+    templates = {g.key: g.template for g in grouper.groups()}
+    for card in cards:
+        key = group_of.get(card.get("event_id"))
+        if card.get("category") != "unknown" or key is None:
+            continue
+        others = sorted((j, n) for j, n in jobs[key].items() if j != job.id)
+        card["unknown_group"] = {
+            "key": key,
+            "template": templates.get(key, ""),
+            "other_jobs": [{"id": j, "name": n} for j, n in others],
+            "days": days,
+        }
