@@ -47,6 +47,7 @@ MEGASCALE = {
     _MS.format("grpc_tcp_min_rtt.microsecond"): 80.0,
     _MS.format("grpc_tcp_delivery_rate.Mbps"): 9000.0,
 }
+COLLECTIVE_NAME = _MS.format("collective_end_to_end_latencies.microsecond")
 ALL_METRICS = [HBM_USED, HBM_TOTAL, DUTY, HBM_UTIL, IDLE, QUEUE, HLO_TIMING, *MEGASCALE, UPTIME]
 BUFFER_SIZES = ("1MB+", "16MB+")
 
