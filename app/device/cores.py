@@ -83,7 +83,7 @@ def frame_words(stack: str | None) -> str:
     """``Python in `fn` (file.py:40)`` from a stack excerpt's innermost frame; '' without one."""
     if not stack:
         return ""
-    first = stack.strip().splitlines()[0].strip()
+    first = stack.strip().splitlines()[0].split(" ← ")[0].strip()  # stack_excerpt joins frames so
     m = _FRAME.search(first)
     if not m:
         return f"Python at {first[:120]}"
