@@ -115,12 +115,14 @@ class TpuMetricsSource:
         every: float = 5.0,
         timeout: float = 1.0,
         round_budget: float | None = None,
+        clock=time.time,
     ):
         self.monitor = monitor
         self.address = address
         self.every = every
         self.timeout = timeout
         self.round_budget = round_budget if round_budget is not None else max(2.0, 3 * timeout)
+        self.clock = clock  # wall-clock stamps of rounds (a test's simulated clock)
         self.samples = 0
         self.failures = 0
         self.core_reads = 0
@@ -168,7 +170,7 @@ class TpuMetricsSource:
                 raise SourceError("the service lists no metrics")
             self._supported, self._skip = names, set()
         started = time.monotonic()
-        ts = time.time()
+        ts = self.clock()
         rnd = Round()
         recorded = 0
         for libtpu_name in self._supported:
@@ -195,7 +197,7 @@ class TpuMetricsSource:
     def read_cores(self, ask_id: str | None = None) -> int:
         """Read the cores' state once and record it as a ``core_state`` event; returns the cores."""
         client = self._connect()
-        ts = time.time()
+        ts = self.clock()
         try:
             cores = core_state.summarise(client.runtime_status(timeout=max(self.timeout, 5.0)))
             error = None
