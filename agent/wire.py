@@ -61,6 +61,19 @@ class Kind:
     HANG_HINT = "hang_hint"  # a log line that says the device is hung (HANG_DETECTED, ...)
     STACKS = "stacks"  # Python stacks taken when the job stopped making progress
     ARCHIVE = "archive"  # where the full log went: data {"url"}
+    # One sampling round of libtpu's runtime metrics, packed (agent/sources/device_round.py):
+    # data {"c": [chip, ...], "s": {series: value | [value per chip of "c"]}}
+    DEVICE = "device"
+    # The TPU cores' state (TPU-Z) read once on the server's ask: data {"cores": [...], "ask": id}
+    CORE_STATE = "core_state"
+
+
+class Ask:
+    """What the server may ask of an agent in the ``X-Tpuwatch-Ask`` header of an ingest answer:
+    ``name=id`` pairs, comma separated; an agent acts once per id (agent/asks.py)."""
+
+    HEADER = "X-Tpuwatch-Ask"
+    CORE_STATE = "core_state"  # read the cores' state once and send it
 
 
 # What the fields of each kind's ``data`` hold, for the fields the server reads; others are kept as

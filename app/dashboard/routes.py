@@ -12,6 +12,7 @@ from tpuwatch.server.bounds import MAX_ID, HostQ
 from tpuwatch.server.dashboard import chartdata, charts, overview, page
 from tpuwatch.server.dashboard.schemas import JobPage, Overview
 from tpuwatch.server.deps import JobDep, PageJobDep, ReaderDep, SessionDep, SettingsDep, ViewerDep
+from tpuwatch.server.device.service import page_context as device_context
 from tpuwatch.server.jobs.routes import NameQ, ProjectQ, StatusQ
 from tpuwatch.server.logs.service import tail
 from tpuwatch.server.slice.page import page_context
@@ -111,6 +112,7 @@ def job_page(
         "around": around,
         "around_host": log_host if around else None,
         **page_context(session, job, data.job.hosts),
+        **device_context(session, job, settings),
     }
     return render(request, "jobs/detail.html", context, principal=principal)
 
