@@ -7,6 +7,7 @@ import sys
 import traceback
 
 from tpuwatch import wire
+from tpuwatch.compiles import watch_jax
 from tpuwatch.monitor import Monitor
 from tpuwatch.progress import Progress
 
@@ -24,6 +25,8 @@ def init(job: str | None = None, **kwargs) -> Monitor:
         # The sidecar watches for stalls through this file, and may ask for stacks by signal.
         mon.progress = Progress(mon.spool_dir)
         mon.progress.register_stacks()
+    # JAX's own account of each compilation (no JAX import where the process has none).
+    mon.compiles = watch_jax(mon)
     atexit.register(mon.close)  # what is still queued reaches the spool even without close()
     return mon
 

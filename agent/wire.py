@@ -61,6 +61,9 @@ class Kind:
     HANG_HINT = "hang_hint"  # a log line that says the device is hung (HANG_DETECTED, ...)
     STACKS = "stacks"  # Python stacks taken when the job stopped making progress
     ARCHIVE = "archive"  # where the full log went: data {"url"}
+    # a compilation: data {"function", "framework", "duration", "trace_s", "lower_s", "compile_s",
+    # "cache": "hit" | "miss", "step"}; a TF retracing warning: {"function", "framework", "retraces"}
+    COMPILE = "compile"
 
 
 class Phase:
