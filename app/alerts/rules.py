@@ -26,6 +26,7 @@ CONDITIONS = (
     "slowdown",
     "low_goodput",
     "low_mfu",
+    "recompiling",
 )
 # A step interval this many MADs above the median, or this many medians, is no longer noise.
 K_MAD = 20.0
@@ -66,6 +67,7 @@ class JobFacts:
     floors: FloorFacts | None = None  # goodput / MFU against the project's floors
     host_lines: list[str] = field(default_factory=list)  # which host of a slice stopped first
     diverged_at: float | None = None  # its loss went NaN or infinite (alerts/diverged.py)
+    compiles: list | None = None  # compilations per function (alerts/recompiles.py)
 
     def phase_open(self) -> bool:
         return self.phase_began_at is not None and (self.phase_ended_at or 0) < self.phase_began_at

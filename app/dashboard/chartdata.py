@@ -67,6 +67,14 @@ def clock(session: Session, job: Job, settings: Settings) -> dict:
     return {"clock": step_clock(session, job)}
 
 
+def compiles(session: Session, job: Job, settings: Settings) -> dict:
+    from tpuwatch.server.compiles.charts import compiles_figure
+    from tpuwatch.server.compiles.service import job_compiles
+
+    fig = compiles_figure(job_compiles(session, job))
+    return {"compiles": fig} if fig else {}
+
+
 GROUPS: dict[str, Group] = {
     "steps": steps,
     "device": device,
@@ -74,6 +82,7 @@ GROUPS: dict[str, Group] = {
     "training": training,
     "slice": slice_group,
     "clock": clock,
+    "compiles": compiles,
 }
 
 
