@@ -41,15 +41,16 @@ def summarize(rows: Iterable[tuple[int, float, dict]]) -> list[FunctionCompiles]
         framework = str(data.get("framework") or "jax")[:32]
         duration = _num(data.get("duration"))
         step = _int(data.get("step"))
-        # A TF retracing warning says how many of the last calls traced: one event, several traces.
-        n = max(1, _int(data.get("retraces")) or 1)
+        # A TF retracing warning says how many of the function's last calls traced (it repeats,
+        # counting on): the largest count said is the traces known.
+        retraces = _int(data.get("retraces"))
         f = per.get((name, host))
         if f is None:
             f = per[(name, host)] = FunctionCompiles(
                 function=name, framework=framework, host_index=host, count=0, recompiles=0,
                 total_s=None, max_s=None, first_ts=ts, last_ts=ts, first_step=step, last_step=step,
             )  # fmt: skip
-        f.count += n
+        f.count = max(f.count, retraces) if retraces else f.count + 1
         f.recompiles = f.count - 1
         if duration is not None:
             f.total_s = (f.total_s or 0.0) + duration

@@ -36,7 +36,7 @@ class JobCompiles(BaseModel):
     """``GET /api/v1/jobs/{id}/compiles``: compilations per function, the most compiled first."""
 
     job_id: int
-    compilations: int  # every compilation the job's hosts reported
+    compilations: int  # of all functions, each on the host that compiled it most
     total_s: float  # seconds compiling on the host that compiled longest
     functions: list[FunctionCompiles]
     recompiling: list[str]  # functions that compile again and again after their warm-up

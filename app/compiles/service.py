@@ -49,7 +49,7 @@ def job_compiles(session: Session, job: Job) -> JobCompiles:
         per_host[host] = per_host.get(host, 0.0) + (d or 0.0)
     return JobCompiles(
         job_id=job.id,
-        compilations=sum(max(1, _int((d or {}).get("retraces")) or 1) for _, _, d in triples),
+        compilations=sum(f.count for f in functions),
         total_s=round(max(per_host.values(), default=0.0), 6),
         functions=functions,
         recompiling=recompiling(functions),
