@@ -103,6 +103,14 @@ class MetricName:
 
     DEVICE = (HBM_USED, HBM_TOTAL, DUTY_CYCLE)
 
+    # The input pipeline's own figures (Grain, from the local Prometheus endpoint): drawn on the
+    # input-wait chart, never among the training metrics.
+    PIPELINE_PREFIX = "pipeline."
+    GRAIN_NEXT = "pipeline.grain.next_s"  # mean seconds per next() on the dataset
+    GRAIN_SOURCE_READ = "pipeline.grain.source_read_s"  # mean seconds per read from the source
+    GRAIN_BUFFER_READY = "pipeline.grain.buffer_ready"  # mean prefetch buffers ready
+    GRAIN_READ_RATE = "pipeline.grain.read_bytes_per_s"  # bytes read from the data sources
+
 
 def batch(
     *,

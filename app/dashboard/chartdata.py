@@ -31,7 +31,14 @@ Group = Callable[[Session, Job, Settings], dict]
 
 
 def steps(session: Session, job: Job, settings: Settings) -> dict:
-    return {m: charts.step_figure(step_series(session, job), m) for m in ("step_time", "input_wait")}
+    from tpuwatch.server.metrics.pipeline import input_wait_traces
+
+    figs = {m: charts.step_figure(step_series(session, job), m) for m in ("step_time", "input_wait")}
+    pipeline = input_wait_traces(session, job)  # Grain's timings, where the job reported them
+    if pipeline:
+        figs["input_wait"]["data"].extend(pipeline)
+        figs["input_wait"]["layout"]["showlegend"] = True
+    return figs
 
 
 def device(session: Session, job: Job, settings: Settings) -> dict:
