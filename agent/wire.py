@@ -66,6 +66,9 @@ class Kind:
     DEVICE = "device"
     # The TPU cores' state (TPU-Z) read once on the server's ask: data {"cores": [...], "ask": id}
     CORE_STATE = "core_state"
+    # a compilation: data {"function", "framework", "duration", "trace_s", "lower_s", "compile_s",
+    # "cache": "hit" | "miss", "step"}; a TF retracing warning: {"function", "framework", "retraces"}
+    COMPILE = "compile"
 
 
 class Ask:
@@ -116,6 +119,17 @@ EVENT_DATA: dict[str, dict[str, str | tuple[str, ...]]] = {
         "threshold": "number",
     },
     "archive": {"url": "text", "bytes": "count", "error": "text", "local": "text"},
+    "compile": {
+        "function": "name",
+        "framework": "name",
+        "duration": "seconds",
+        "trace_s": "seconds",
+        "lower_s": "seconds",
+        "compile_s": "seconds",
+        "cache": ("hit", "miss"),
+        "step": "count",
+        "retraces": "count",
+    },
 }
 
 
@@ -195,6 +209,14 @@ class MetricName:
     DEVICE_PREFIX = "tpu."  # device metrics; every other name is a training metric (loss, lr, ...)
 
     DEVICE = (HBM_USED, HBM_TOTAL, DUTY_CYCLE)
+
+    # The input pipeline's own figures (Grain, from the local Prometheus endpoint): drawn on the
+    # input-wait chart, never among the training metrics.
+    PIPELINE_PREFIX = "pipeline."
+    GRAIN_NEXT = "pipeline.grain.next_s"  # mean seconds per next() on the dataset
+    GRAIN_SOURCE_READ = "pipeline.grain.source_read_s"  # mean seconds per read from the source
+    GRAIN_BUFFER_READY = "pipeline.grain.buffer_ready"  # mean prefetch buffers ready
+    GRAIN_READ_RATE = "pipeline.grain.read_bytes_per_s"  # bytes read from the data sources
 
 
 def batch(
