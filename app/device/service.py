@@ -20,14 +20,16 @@ LATEST_WINDOW_S = 60.0  # a host's latest round counts when it is this close to 
 CHIPS_UP_TO_HOSTS = 8  # per-chip values in the view for jobs this small
 
 
-def device_view(session: Session, job: Job, until: float | None = None) -> DeviceView:
+def device_view(
+    session: Session, job: Job, until: float | None = None, window: float = LATEST_WINDOW_S
+) -> DeviceView:
     """Every series' latest values per host and over the slice (up to ``until``: a post-mortem
     reads the job as it was when it stopped)."""
     last = rounds.last_ts(session, job.id) if until is None else until
     view = DeviceView(job_id=job.id)
     if last is None:
         return view
-    found = rounds.load(session, job.id, until=last, window=LATEST_WINDOW_S)
+    found = rounds.load(session, job.id, until=last, window=window)
     latest = rounds.latest(found)
     view.at = max((r.ts for r in latest.values()), default=None)
     view.hosts = len(latest)
@@ -137,3 +139,25 @@ def chart_group(session: Session, job: Job) -> dict:
 
     found = rounds.load(session, job.id)
     return device_figures(found, main_series(rounds.series_names(found)))
+
+
+POSTMORTEM_WINDOW_S = 600.0
+POSTMORTEM_CHARTS = (catalog.DUTY, catalog.HBM_BW, catalog.COLLECTIVE, catalog.HLO_TIMING, catalog.QUEUE)
+
+
+def postmortem_part(session: Session, job: Job, end: float) -> tuple[DeviceView | None, dict]:
+    """The device in the minutes before the end: each host's last values, the cores' state read on
+    the last ask, and charts of the metrics that tell a hang or a straggler (duty cycle, HBM
+    bandwidth, collective latency, HLO timing and queue)."""
+    from tpuwatch.server.device.charts import device_figures
+    from tpuwatch.server.device.cores import core_view
+
+    found = rounds.load(session, job.id, until=end, window=POSTMORTEM_WINDOW_S)
+    cores = core_view(session, job.id, end, settle=False)
+    if not found and cores is None:
+        return None, {}
+    view = device_view(session, job, until=end, window=POSTMORTEM_WINDOW_S)
+    view.cores = cores
+    names = rounds.series_names(found)
+    wanted = [s for s in main_series(names) if catalog.split(s)[0] in POSTMORTEM_CHARTS]
+    return view, device_figures(found, wanted)
