@@ -105,15 +105,17 @@ def full_view(session: Session, job: Job, settings, now: float | None = None) ->
     return view
 
 
-def ask_cores(session: Session, job: Job, state, now: float | None = None) -> CoreView:
+def ask_cores(session: Session, job: Job, settings, state, now: float | None = None) -> CoreView:
     """The button: ask a stalled job's hosts for their cores' state (429 within a minute of the last)."""
     from tpuwatch.server.device import asks
     from tpuwatch.server.device.cores import core_view
     from tpuwatch.server.errors import Conflict
+    from tpuwatch.server.jobs.status import effective_status
 
     now = time.time() if now is None else now
-    if job.status != "stalled":
-        raise Conflict(f"job {job.id} is {job.status}, not stalled: its cores are read when it stalls")
+    status = effective_status(job, now, settings)
+    if status != "stalled":
+        raise Conflict(f"job {job.id} is {status}, not stalled: its cores are read when it stalls")
     row = asks.ask(session, job.id, "button", now, gap=asks.BUTTON_GAP_S)
     board = getattr(state, "device_asks", None)
     if board is not None:
