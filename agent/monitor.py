@@ -116,6 +116,7 @@ class Monitor(checkpoints.CheckpointCalls):
         self._writer = SpoolWriter(self.spool_dir, self.stream, None if paced else ROTATE_SECONDS)
         self._spool = Spool(self.spool_dir)
         self.progress: Progress | None = None  # set by init() under the sidecar
+        self.hooks: list = []  # init()'s framework listeners (compiles.py, retracing.py): detached on close
         if want_send and self.server:
             # This process sends this folder: `agent sync` and other agents leave it alone. Taken
             # before meta.json exists, so that nobody sees the folder as an earlier run's leftovers.
@@ -294,6 +295,8 @@ class Monitor(checkpoints.CheckpointCalls):
         if self._closed:
             return
         self._closed = True
+        for hook in self.hooks:
+            hook.detach()
         if self.report_exit:
             self.event(wire.Kind.EXIT, "", code=self.exit_code, signal=None)
         try:

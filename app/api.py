@@ -27,6 +27,7 @@ DOMAINS = (
     "goodput",
     "slice",
     "device",
+    "compiles",
 )
 
 

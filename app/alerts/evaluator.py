@@ -15,7 +15,7 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from tpuwatch.server.alerts import diverged, messages, straggler
+from tpuwatch.server.alerts import diverged, messages, recompiles, straggler
 from tpuwatch.server.alerts.marks import ACTIVE_HORIZON_S, EventMarks
 from tpuwatch.server.alerts.rules import JobFacts, Verdict, judge, needs_stall_facts
 from tpuwatch.server.alerts.speed import SpeedTracker
@@ -52,6 +52,7 @@ class Evaluator:
         self._gaps: dict[int, tuple[int | None, list[float]]] = {}
         self._speed = SpeedTracker(settings)
         self._stragglers = straggler.StragglerTracker(settings)
+        self._compiles = recompiles.RecompileTracker()
         self.judged = 0  # jobs judged by the last pass
 
     # -- facts --------------------------------------------------------------------------------
@@ -118,6 +119,7 @@ class Evaluator:
             f.speed = self._speed.facts(session, job, last, now)
             f.floors = self._speed.floors(session, job, now)
             f.straggler = self._stragglers.lines(session, job, now)
+            f.compiles = self._compiles.facts(session, job)
         return f
 
     def _step_gaps(self, session: Session, job: Job) -> list[float]:
@@ -181,6 +183,7 @@ class Evaluator:
         self._gaps = {k: v for k, v in self._gaps.items() if k in live}
         self._speed.forget(live)
         self._stragglers.forget(live)
+        self._compiles.forget(live)
         self._marks.forget(live)
         for job, project in candidates:
             f = self.facts(session, job, project, now)
@@ -189,7 +192,11 @@ class Evaluator:
             if said in ("failed", diverged.CONDITION) and (alert is None or alert.condition != said):
                 f.error_title = self._error_title(session, job.id)
             self._speed.refresh_bar(session, job, now)
-            verdict = diverged.judge_diverged(f) or judge(f, now, self.settings)
+            verdict = (
+                diverged.judge_diverged(f)
+                or judge(f, now, self.settings)
+                or recompiles.judge_recompiling(f, now)
+            )
             action = self._apply(session, job, f, verdict, alert, now)
             if action:
                 done.append(action)

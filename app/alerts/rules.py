@@ -28,6 +28,7 @@ CONDITIONS = (
     "low_goodput",
     "low_mfu",
     "straggler",
+    "recompiling",
 )
 # A step interval this many MADs above the median, or this many medians, is no longer noise.
 K_MAD = 20.0
@@ -70,6 +71,7 @@ class JobFacts:
     core_lines: list[str] = field(default_factory=list)  # where the cores are (app/device/cores.py)
     straggler: list[str] = field(default_factory=list)  # a persistent device straggler (app/device)
     diverged_at: float | None = None  # its loss went NaN or infinite (alerts/diverged.py)
+    compiles: list | None = None  # compilations per function (alerts/recompiles.py)
 
     def phase_open(self) -> bool:
         return self.phase_began_at is not None and (self.phase_ended_at or 0) < self.phase_began_at

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from tpuwatch.server.bounds import MAX_ID, HostQ
 from tpuwatch.server.dashboard import chartdata, charts, overview, page
 from tpuwatch.server.dashboard.schemas import JobPage, Overview
 from tpuwatch.server.deps import JobDep, PageJobDep, ReaderDep, SessionDep, SettingsDep, ViewerDep
@@ -93,8 +94,8 @@ def job_page(
     session: SessionDep,
     settings: SettingsDep,
     format: FormatQ = "html",
-    log_host: Annotated[int | None, Query(ge=0)] = None,
-    log_line: Annotated[int | None, Query(ge=1)] = None,
+    log_host: HostQ = None,
+    log_line: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
 ):
     data = page.job_page(session, job, settings, series=format == "json")
     if format == "json":
