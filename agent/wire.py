@@ -135,6 +135,10 @@ EVENT_DATA: dict[str, dict[str, str | tuple[str, ...]]] = {
         "step": "count",
         "retraces": "count",
     },
+    # The packed values are checked where they are stored (app/device/store.py); a round that is
+    # not as the agent packs it is kept as a plain event.
+    "device": {"c": "list", "s": "object", "d": "object"},
+    "core_state": {"cores": "list", "ask": "name", "error": "text"},
 }
 
 
