@@ -62,13 +62,18 @@ class Kind:
     STACKS = "stacks"  # Python stacks taken when the job stopped making progress
     ARCHIVE = "archive"  # where the full log went: data {"url"}
     # One sampling round of libtpu's runtime metrics, packed (agent/sources/device_round.py):
-    # data {"c": [chip, ...], "s": {series: value | [value per chip of "c"]}}
+    # data {"c": [chip, ...], "s": {gauge: value | [value per chip of "c"]},
+    #       "d": {distribution: [DEVICE_STATS...] | [[DEVICE_STATS...] per chip of "c"]}}
     DEVICE = "device"
     # The TPU cores' state (TPU-Z) read once on the server's ask: data {"cores": [...], "ask": id}
     CORE_STATE = "core_state"
     # a compilation: data {"function", "framework", "duration", "trace_s", "lower_s", "compile_s",
     # "cache": "hit" | "miss", "step"}; a TF retracing warning: {"function", "framework", "retraces"}
     COMPILE = "compile"
+
+
+# A distribution's statistics in a ``device`` round, in this order (None where unknown).
+DEVICE_STATS = ("p50", "p90", "p99", "p999", "mean")
 
 
 class Ask:
@@ -130,6 +135,10 @@ EVENT_DATA: dict[str, dict[str, str | tuple[str, ...]]] = {
         "step": "count",
         "retraces": "count",
     },
+    # The packed values are checked where they are stored (app/device/store.py); a round that is
+    # not as the agent packs it is kept as a plain event.
+    "device": {"c": "list", "s": "object", "d": "object"},
+    "core_state": {"cores": "list", "ask": "name", "error": "text"},
 }
 
 

@@ -8,59 +8,63 @@ host-wide: their buckets are summed, as tpu-info does. A distribution becomes it
 p99.9 and mean over the last round (the counts are cumulative: the difference between two rounds
 is what happened between them), interpolated within the bucket as tpu-info does.
 
-The round is packed as one event, not a row per value: ``{"c": [chips], "s": {series: value}}``
-where a series is a metric name (gauges, counters) or ``name|p50`` (a distribution's statistic),
-and its value is a list aligned with ``c`` for per-chip metrics or one number for host-wide ones.
-Names this agent does not know are kept by name. Values keep 5 significant digits.
+The round is packed as one event, not a row per value, each name written once:
+``{"c": [chips], "s": {gauge: value}, "d": {distribution: [p50, p90, p99, p999, mean]}}`` where a
+value is a list aligned with ``c`` for per-chip metrics or one number (one list of statistics) for
+host-wide ones. Names this agent does not know are kept by name. Values keep 5 significant digits.
 
 >>> r = Round()
 >>> r.add("tpu.runtime.tensorcore.dutycycle.percent", 1, 97.123456)
 >>> r.add("tpu.runtime.tensorcore.dutycycle.percent", 0, 12.5)
->>> r.add("megascale.grpc_tcp_min_rtt.microsecond.cumulative.distribution|p50", None, 81.0)
+>>> r.add_stats("megascale.grpc_tcp_min_rtt", None, [81.0, 90.0, 99.0, 120.0, 85.0])
 >>> r.packed()
-{'c': [0, 1], 's': {'tpu.runtime.tensorcore.dutycycle.percent': [12.5, 97.123], \
-'megascale.grpc_tcp_min_rtt.microsecond.cumulative.distribution|p50': 81.0}}
+{'c': [0, 1], 's': {'tpu.runtime.tensorcore.dutycycle.percent': [12.5, 97.123]}, \
+'d': {'megascale.grpc_tcp_min_rtt': [81.0, 90.0, 99.0, 120.0, 85.0]}}
 """
 
 from __future__ import annotations
 
 import math
 
-STATS = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999))
-SEP = "|"  # between a distribution's name and its statistic
+STATS = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999))  # then the mean: wire.DEVICE_STATS
 MAX_CHIPS = 256
 
 
-def _short(value: float) -> float:
-    return float(f"{value:.5g}")
+def _short(value: float | None) -> float | None:
+    return float(f"{value:.5g}") if value is not None and math.isfinite(value) else None
 
 
 class Round:
-    """The values of one round: ``add(series, chip or None, value)``, then ``packed()``."""
+    """The values of one round: ``add`` a gauge's, ``add_stats`` a distribution's, then ``packed()``."""
 
     def __init__(self) -> None:
-        self.values: dict[str, dict[int | None, float]] = {}
+        self.gauges: dict[str, dict[int | None, float]] = {}
+        self.dists: dict[str, dict[int | None, list]] = {}
 
-    def add(self, series: str, chip: int | None, value: float) -> None:
+    def add(self, name: str, chip: int | None, value: float) -> None:
         if math.isfinite(value):
-            self.values.setdefault(series, {})[chip] = value
+            self.gauges.setdefault(name, {})[chip] = value
 
-    def __len__(self) -> int:
-        return sum(len(v) for v in self.values.values())
+    def add_stats(self, name: str, chip: int | None, stats: list) -> None:
+        self.dists.setdefault(name, {})[chip] = [_short(v) for v in stats]
 
     def packed(self) -> dict:
-        chips = sorted({c for v in self.values.values() for c in v if c is not None})
+        every = [*self.gauges.values(), *self.dists.values()]
+        chips = sorted({c for v in every for c in v if c is not None})
         slot = {c: i for i, c in enumerate(chips)}
-        out: dict = {}
-        for series, by_chip in self.values.items():
+
+        def pack(by_chip: dict, short) -> object:
             if None in by_chip:
-                out[series] = _short(by_chip[None])
-                continue
+                return short(by_chip[None])
             row: list = [None] * len(chips)
             for chip, value in by_chip.items():
-                row[slot[chip]] = _short(value)
-            out[series] = row
-        return {"c": chips, "s": out}
+                row[slot[chip]] = short(value)
+            return row
+
+        out: dict = {"c": chips, "s": {n: pack(v, _short) for n, v in self.gauges.items()}}
+        if self.dists:
+            out["d"] = {n: pack(v, lambda x: x) for n, v in self.dists.items()}
+        return out
 
 
 def chip_of(metric) -> int | None:
@@ -166,13 +170,16 @@ def add_metric(rnd: Round, deltas: Deltas, name: str, metrics) -> int:
                 rnd.add(name, chip, float(getattr(m.counter, kind)))
                 added += 1
         elif m.HasField("summary"):
+            stats: list = [None] * (len(STATS) + 1)
             for q in m.summary.quantile:
-                stat = next((s for s, v in STATS if abs(v - q.quantile) < 1e-9), None)
-                if stat:
-                    rnd.add(f"{name}{SEP}{stat}", chip, q.value)
-                    added += 1
+                at = next((i for i, (_, v) in enumerate(STATS) if abs(v - q.quantile) < 1e-9), None)
+                if at is not None:
+                    stats[at] = q.value
             if m.summary.sample_count:
-                rnd.add(f"{name}{SEP}mean", chip, m.summary.sample_sum / m.summary.sample_count)
+                stats[-1] = m.summary.sample_sum / m.summary.sample_count
+            if any(v is not None for v in stats):
+                rnd.add_stats(name, chip, stats)
+                added += sum(v is not None for v in stats)
         elif m.HasField("distribution"):
             d = m.distribution
             counts = [float(c) for c in d.bucket_counts]
@@ -189,10 +196,7 @@ def add_metric(rnd: Round, deltas: Deltas, name: str, metrics) -> int:
         counts, count, total = deltas.since_last((name, chip), counts, count, total)
         if count <= 0:
             continue
-        for stat, q in STATS:
-            value = percentile(counts, bounds, q)
-            if value is not None:
-                rnd.add(f"{name}{SEP}{stat}", chip, value)
-                added += 1
-        rnd.add(f"{name}{SEP}mean", chip, total / count)
+        stats = [percentile(counts, bounds, q) for _, q in STATS] + [total / count]
+        rnd.add_stats(name, chip, stats)
+        added += sum(v is not None for v in stats)
     return added

@@ -102,11 +102,6 @@ def _hosts_words(hosts: list[int]) -> str:
     return f"hosts {named}{more} ({len(hosts):,})"
 
 
-def _where(group: CoreGroup) -> str:
-    """A group's place with the op named plainly (the majority's words)."""
-    return group.place.removeprefix("in ")
-
-
 def lines(groups: list[CoreGroup], hosts: int, stacks: dict[int, str] | None = None) -> list[str]:
     """What the stall alert, the job page and the post-mortem say about the cores."""
     if not groups:
@@ -122,7 +117,7 @@ def lines(groups: list[CoreGroup], hosts: int, stacks: dict[int, str] | None = N
             return [f"{said}: the whole slice is in that op{silent}"]
         return [f"all {answered:,} hosts: {top.place}{silent}"]
     if len(groups[1].hosts) == len(top.hosts):  # no majority: say how the slice is split
-        parts = [f"{len(g.hosts):,} {_where(g)}" for g in groups[:NAMED_GROUPS]]
+        parts = [f"{_hosts_words(g.hosts)}: {g.place}" for g in groups[:NAMED_GROUPS]]
         return [f"hosts split by place: {'; '.join(parts)}{silent}"]
     out = []
     for g in groups[1 : 1 + NAMED_GROUPS]:

@@ -22,14 +22,16 @@ def get_device(job: JobDep, session: SessionDep, settings: SettingsDep):
 
 
 @api.post("/jobs/{job_id}/device/core-state", response_model=CoreView, status_code=202)
-def ask_core_state(job: JobDep, principal: ReaderDep, session: SessionDep, request: Request):
+def ask_core_state(
+    job: JobDep, principal: ReaderDep, session: SessionDep, settings: SettingsDep, request: Request
+):
     """Ask every host of a stalled job to read its cores' state once (at most once a minute)."""
-    return service.ask_cores(session, job, request.app.state)
+    return service.ask_cores(session, job, settings, request.app.state)
 
 
 @pages.post("/jobs/{job_id}/core-state")
 def ask_core_state_form(
-    job: PageJobDep, principal: ViewerDep, session: SessionDep, request: Request
+    job: PageJobDep, principal: ViewerDep, session: SessionDep, settings: SettingsDep, request: Request
 ) -> RedirectResponse:
-    service.ask_cores(session, job, request.app.state)
+    service.ask_cores(session, job, settings, request.app.state)
     return RedirectResponse(f"/jobs/{job.id}#device", status_code=303)

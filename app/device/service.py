@@ -20,14 +20,16 @@ LATEST_WINDOW_S = 60.0  # a host's latest round counts when it is this close to 
 CHIPS_UP_TO_HOSTS = 8  # per-chip values in the view for jobs this small
 
 
-def device_view(session: Session, job: Job, until: float | None = None) -> DeviceView:
+def device_view(
+    session: Session, job: Job, until: float | None = None, window: float = LATEST_WINDOW_S
+) -> DeviceView:
     """Every series' latest values per host and over the slice (up to ``until``: a post-mortem
     reads the job as it was when it stopped)."""
     last = rounds.last_ts(session, job.id) if until is None else until
     view = DeviceView(job_id=job.id)
     if last is None:
         return view
-    found = rounds.load(session, job.id, until=last, window=LATEST_WINDOW_S)
+    found = rounds.load(session, job.id, until=last, window=window)
     latest = rounds.latest(found)
     view.at = max((r.ts for r in latest.values()), default=None)
     view.hosts = len(latest)
@@ -103,15 +105,17 @@ def full_view(session: Session, job: Job, settings, now: float | None = None) ->
     return view
 
 
-def ask_cores(session: Session, job: Job, state, now: float | None = None) -> CoreView:
+def ask_cores(session: Session, job: Job, settings, state, now: float | None = None) -> CoreView:
     """The button: ask a stalled job's hosts for their cores' state (429 within a minute of the last)."""
     from tpuwatch.server.device import asks
     from tpuwatch.server.device.cores import core_view
     from tpuwatch.server.errors import Conflict
+    from tpuwatch.server.jobs.status import effective_status
 
     now = time.time() if now is None else now
-    if job.status != "stalled":
-        raise Conflict(f"job {job.id} is {job.status}, not stalled: its cores are read when it stalls")
+    status = effective_status(job, now, settings)
+    if status != "stalled":
+        raise Conflict(f"job {job.id} is {status}, not stalled: its cores are read when it stalls")
     row = asks.ask(session, job.id, "button", now, gap=asks.BUTTON_GAP_S)
     board = getattr(state, "device_asks", None)
     if board is not None:
@@ -137,3 +141,25 @@ def chart_group(session: Session, job: Job) -> dict:
 
     found = rounds.load(session, job.id)
     return device_figures(found, main_series(rounds.series_names(found)))
+
+
+POSTMORTEM_WINDOW_S = 600.0
+POSTMORTEM_CHARTS = (catalog.DUTY, catalog.HBM_BW, catalog.COLLECTIVE, catalog.HLO_TIMING, catalog.QUEUE)
+
+
+def postmortem_part(session: Session, job: Job, end: float) -> tuple[DeviceView | None, dict]:
+    """The device in the minutes before the end: each host's last values, the cores' state read on
+    the last ask, and charts of the metrics that tell a hang or a straggler (duty cycle, HBM
+    bandwidth, collective latency, HLO timing and queue)."""
+    from tpuwatch.server.device.charts import device_figures
+    from tpuwatch.server.device.cores import core_view
+
+    found = rounds.load(session, job.id, until=end, window=POSTMORTEM_WINDOW_S)
+    cores = core_view(session, job.id, end, settle=False)
+    if not found and cores is None:
+        return None, {}
+    view = device_view(session, job, until=end, window=POSTMORTEM_WINDOW_S)
+    view.cores = cores
+    names = rounds.series_names(found)
+    wanted = [s for s in main_series(names) if catalog.split(s)[0] in POSTMORTEM_CHARTS]
+    return view, device_figures(found, wanted)

@@ -3,11 +3,13 @@
 A round that is not shaped as the agent packs it (agent/sources/device_round.py) is stored as the
 event it came as: nothing sent is lost, and nothing malformed reaches the charts.
 
->>> ok = [1.7e9, "device", "", {"c": [0, 1], "s": {"a": [1.0, None], "b": 2.0}}]
+>>> ok = [1.7e9, "device", "", {"c": [0, 1], "s": {"a": [1.0, None], "b": 2.0},
+...                               "d": {"h": [1.0, 2.0, 3.0, 4.0, 2.0], "k": [[1, 2, 3, 4, 2], None]}}]
 >>> bad = [1.7e9, "device", "", {"c": "x"}]
->>> others, rounds = split_rounds([ok, bad, [1.7e9, "exit", "", None]])
+>>> short = [1.7e9, "device", "", {"c": [0], "s": {}, "d": {"h": [1.0, 2.0]}}]
+>>> others, rounds = split_rounds([ok, bad, short, [1.7e9, "exit", "", None]])
 >>> [e[1] for e in others], len(rounds)
-(['device', 'exit'], 1)
+(['device', 'device', 'exit'], 1)
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.models import DeviceRound
+from tpuwatch.wire import DEVICE_STATS as STATS
 from tpuwatch.wire import Kind
 
 MAX_CHIPS = 256
@@ -38,7 +41,27 @@ def well_formed(data) -> bool:
                 return False
         elif not _number(value):
             return False
+    dists = data.get("d", {})
+    if not isinstance(dists, dict) or len(dists) > MAX_SERIES:
+        return False
+    for value in dists.values():
+        if per_chip(value):
+            if len(value) != len(chips) or not all(_stats(row) for row in value):
+                return False
+        elif not _stats(value):
+            return False
     return True
+
+
+def per_chip(value) -> bool:
+    """A distribution's entry is by chip (a list of lists) rather than host-wide (one list)."""
+    return isinstance(value, list) and any(isinstance(v, list) for v in value)
+
+
+def _stats(row) -> bool:
+    return row is None or (
+        isinstance(row, list) and len(row) == len(STATS) and all(_number(v) or v is None for v in row)
+    )
 
 
 def _number(v) -> bool:
@@ -58,11 +81,15 @@ def split_rounds(events: list) -> tuple[list, list]:
     return others, rounds
 
 
+def _packed(data: dict) -> dict:
+    out = {"c": data["c"], "s": data["s"]}
+    if data.get("d"):
+        out["d"] = data["d"]
+    return out
+
+
 def store_rounds(session: Session, job_id: int, host: int, rounds: list) -> None:
     """A round or two per batch (one every 5 s): a plain INSERT, the JSON column does the rest."""
     if rounds:
-        rows = [
-            {"job_id": job_id, "host_index": host, "ts": e[0], "data": {"c": e[3]["c"], "s": e[3]["s"]}}
-            for e in rounds
-        ]
+        rows = [{"job_id": job_id, "host_index": host, "ts": e[0], "data": _packed(e[3])} for e in rounds]
         session.execute(insert(DeviceRound), rows)

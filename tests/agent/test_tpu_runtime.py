@@ -33,17 +33,17 @@ def test_a_round_packs_every_listed_metric_into_one_event_unknown_names_kept(mon
     (ev,) = events(mon, "device")
     data = ev[3]
     assert data["c"] == [0, 1, 2, 3]
-    series = data["s"]
-    names = {k.split("|")[0] for k in series}
-    assert names == set(ALL_METRICS)
+    series, dists = data["s"], data["d"]
+    assert set(series) | set(dists) == set(ALL_METRICS)
+    assert set(dists) == {HLO_TIMING, *MEGASCALE}
     assert series["tpu.runtime.tensorcore.dutycycle.percent"][2] == 97.5
     assert series[UPTIME] == 3600.0  # a host-wide gauge tpuwatch has no name for: kept by its own
     assert series["hlo.queue.size.gauge"] == [2, 2, 2, 2]
-    for stat in ("p50", "p90", "p99", "p999", "mean"):
-        assert isinstance(series[f"{COLLECTIVE}|{stat}"], float)  # host-wide: buffer sizes summed
-        assert len(series[f"{HLO_TIMING}|{stat}"]) == 4  # per chip
-    p50, p90, p999 = (series[f"{COLLECTIVE}|{s}"] for s in ("p50", "p90", "p999"))
-    assert 2500 * 0.85 < p50 < 2500 * 1.15 and p50 < p90 < p999
+    # [p50, p90, p99, p99.9, mean]: host-wide for the megascale ones (buffer sizes summed), per chip
+    # for HLO execution timing.
+    p50, p90, p99, p999, mean = dists[COLLECTIVE]
+    assert 2500 * 0.85 < p50 < 2500 * 1.15 and p50 < p90 < p99 < p999 and mean == 2500.0
+    assert len(dists[HLO_TIMING]) == 4 and all(len(chip) == 5 for chip in dists[HLO_TIMING])
 
 
 def test_a_rounds_distribution_is_what_happened_since_the_last_round(mon):
@@ -52,7 +52,7 @@ def test_a_rounds_distribution_is_what_happened_since_the_last_round(mon):
         source.sample()
         fake.latency_us[COLLECTIVE] = 10_000.0
         source.sample()
-    first, second = (e[3]["s"][f"{COLLECTIVE}|p50"] for e in events(mon, "device"))
+    first, second = (e[3]["d"][COLLECTIVE][0] for e in events(mon, "device"))
     assert first < 3000 and second > 8500  # not the blend of both since libtpu started
 
 

@@ -28,6 +28,8 @@ def test_a_fake_tpu_run_shows_every_metric_on_the_page_the_api_and_metrics(live_
         page = c.get(f"/jobs/{job['id']}").text
         metrics = c.get("/metrics").text
         charts = c.get(f"/api/v1/jobs/{job['id']}/charts?group=tpu").json()
+        pm = c.get(f"/api/v1/jobs/{job['id']}/postmortem").json()
+        pm_page = c.get(f"/jobs/{job['id']}/postmortem").text
     by_series = {s["series"]: s for s in view["series"]}
     assert {s["name"] for s in view["series"]} == set(ALL_METRICS)
     duty = by_series["tpu.runtime.tensorcore.dutycycle.percent"]
@@ -50,3 +52,6 @@ def test_a_fake_tpu_run_shows_every_metric_on_the_page_the_api_and_metrics(live_
     }
     assert {m for m, _ in exported} == set(ALL_METRICS)
     assert (COLLECTIVE_NAME, "p999") in exported and (UPTIME, "value") in exported
+    # The post-mortem: the last minutes before the end, every metric, charts of the telling ones.
+    assert {s["series"] for s in pm["device"]["series"]} == set(by_series)
+    assert len(pm["device_figures"]) == 5 and 'id="pm-device"' in pm_page
