@@ -62,6 +62,24 @@ def ports_from_env(port: int = DEFAULT_PORT) -> list[int]:
     return out
 
 
+WANTED = tuple(SAVES) + tuple(end for _, end in SAVES.values() if end) + tuple(GRAIN)
+
+
+def wanted_lines(text: str) -> str:
+    """The lines of a scrape about the families read here (Orbax exports some 60 histograms after a
+    save: parsing only these costs a tenth). A family's HELP and TYPE lines stay with it.
+
+    >>> wanted_lines(chr(10).join(["other 1", "jax_orbax_read_blocking_duration_secs_count 2.0"]))
+    'jax_orbax_read_blocking_duration_secs_count 2.0'
+    """
+    keep = []
+    for line in text.splitlines():
+        name = line[7:] if line.startswith(("# HELP ", "# TYPE ")) else line
+        if name.startswith(WANTED):
+            keep.append(line)
+    return "\n".join(keep)
+
+
 def totals(text: str) -> dict[str, tuple[float, float]]:
     """``{family: (sum, count)}`` of the histograms and summaries in a scrape (label sets added
     up), ``{family: (value, 1)}`` of its counters and gauges. Raises ValueError on bad text."""
@@ -118,7 +136,7 @@ class LocalPrometheusSource:
                 self.problem = f"port {port}: {exc}"  # telemetry off: the usual case, said nowhere
                 continue
             try:
-                now_totals = totals(text)
+                now_totals = totals(wanted_lines(text))
             except ImportError as exc:
                 self.problem = f"{exc.name or exc} is not installed (pip install 'tpuwatch[tpu]')"
                 log.warn_once("local-prometheus", f"{self.name} at :{port} answers, but {self.problem}")
