@@ -136,6 +136,8 @@ class LocalPrometheusSource:
                 self.problem = f"port {port}: {exc}"  # telemetry off: the usual case, said nowhere
                 continue
             try:
+                if not isinstance(text, str):
+                    raise ValueError(f"Content-Type {text[0]}")
                 now_totals = totals(wanted_lines(text))
             except ImportError as exc:
                 self.problem = f"{exc.name or exc} is not installed (pip install 'tpuwatch[tpu]')"
@@ -153,9 +155,13 @@ class LocalPrometheusSource:
             self.problem = None
         return recorded
 
-    def _fetch(self, port: int) -> str:
+    def _fetch(self, port: int) -> str | tuple[str]:
+        """The scrape's text, or ``(content type,)`` when what answers is no Prometheus endpoint."""
         url = f"http://127.0.0.1:{port}/metrics"
         with urllib.request.urlopen(url, timeout=self.timeout) as resp:  # noqa: S310 - loopback only
+            kind = resp.headers.get_content_type()
+            if kind not in ("text/plain", "application/openmetrics-text"):
+                return (kind,)
             body = resp.read(MAX_BYTES + 1)
         if len(body) > MAX_BYTES:
             raise OSError(f"more than {MAX_BYTES} bytes: not an Orbax/Grain endpoint")
@@ -185,6 +191,8 @@ class LocalPrometheusSource:
             )
             recorded += 1
         for family, (name, scale, how) in GRAIN.items():
+            if family not in current:
+                continue
             total, n = _grown(before.get(family), current.get(family))
             if how == "mean" and n > 0:
                 self.monitor.metric(name, total / n * scale, ts=now)
