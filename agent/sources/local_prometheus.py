@@ -62,6 +62,24 @@ def ports_from_env(port: int = DEFAULT_PORT) -> list[int]:
     return out
 
 
+WANTED = tuple(SAVES) + tuple(end for _, end in SAVES.values() if end) + tuple(GRAIN)
+
+
+def wanted_lines(text: str) -> str:
+    """The lines of a scrape about the families read here (Orbax exports some 60 histograms after a
+    save: parsing only these costs a tenth). A family's HELP and TYPE lines stay with it.
+
+    >>> wanted_lines(chr(10).join(["other 1", "jax_orbax_read_blocking_duration_secs_count 2.0"]))
+    'jax_orbax_read_blocking_duration_secs_count 2.0'
+    """
+    keep = []
+    for line in text.splitlines():
+        name = line[7:] if line.startswith(("# HELP ", "# TYPE ")) else line
+        if name.startswith(WANTED):
+            keep.append(line)
+    return "\n".join(keep)
+
+
 def totals(text: str) -> dict[str, tuple[float, float]]:
     """``{family: (sum, count)}`` of the histograms and summaries in a scrape (label sets added
     up), ``{family: (value, 1)}`` of its counters and gauges. Raises ValueError on bad text."""
@@ -118,7 +136,9 @@ class LocalPrometheusSource:
                 self.problem = f"port {port}: {exc}"  # telemetry off: the usual case, said nowhere
                 continue
             try:
-                now_totals = totals(text)
+                if not isinstance(text, str):
+                    raise ValueError(f"Content-Type {text[0]}")
+                now_totals = totals(wanted_lines(text))
             except ImportError as exc:
                 self.problem = f"{exc.name or exc} is not installed (pip install 'tpuwatch[tpu]')"
                 log.warn_once("local-prometheus", f"{self.name} at :{port} answers, but {self.problem}")
@@ -135,9 +155,13 @@ class LocalPrometheusSource:
             self.problem = None
         return recorded
 
-    def _fetch(self, port: int) -> str:
+    def _fetch(self, port: int) -> str | tuple[str]:
+        """The scrape's text, or ``(content type,)`` when what answers is no Prometheus endpoint."""
         url = f"http://127.0.0.1:{port}/metrics"
         with urllib.request.urlopen(url, timeout=self.timeout) as resp:  # noqa: S310 - loopback only
+            kind = resp.headers.get_content_type()
+            if kind not in ("text/plain", "application/openmetrics-text"):
+                return (kind,)
             body = resp.read(MAX_BYTES + 1)
         if len(body) > MAX_BYTES:
             raise OSError(f"more than {MAX_BYTES} bytes: not an Orbax/Grain endpoint")
@@ -167,6 +191,8 @@ class LocalPrometheusSource:
             )
             recorded += 1
         for family, (name, scale, how) in GRAIN.items():
+            if family not in current:
+                continue
             total, n = _grown(before.get(family), current.get(family))
             if how == "mean" and n > 0:
                 self.monitor.metric(name, total / n * scale, ts=now)

@@ -171,9 +171,9 @@ def perf_card_dicts(
 
 
 def load_events(session: Session, job_id: int, limit: int = 2000) -> list[Event]:
-    return list(
-        session.scalars(select(Event).where(Event.job_id == job_id).order_by(Event.ts, Event.id).limit(limit))
-    )
+    """The job's events but its compilations (thousands in a JAX program: app/compiles reads them)."""
+    q = select(Event).where(Event.job_id == job_id, Event.kind != Kind.COMPILE)
+    return list(session.scalars(q.order_by(Event.ts, Event.id).limit(limit)))
 
 
 def job_page(

@@ -120,6 +120,7 @@ class _Html(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         body = b"<html>not metrics {{{</html>"
         self.send_response(200)
+        self.send_header("Content-Type", "text/html")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -128,10 +129,21 @@ class _Html(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def test_no_endpoint_is_silent_and_a_garbled_one_is_said_once(tmp_path, capfd):
+def test_no_endpoint_is_silent_others_metrics_record_nothing_and_a_garbled_one_is_said_once(tmp_path, capfd):
     mon = Monitor("quiet", spool_dir=tmp_path, send=False)
     closed = LocalPrometheusSource(mon, ports=[free_port()])
     assert closed.sample() == 0 and closed.problem
+    registry = CollectorRegistry()
+    Histogram("jax_orbax_write_gbytes", "/jax/orbax/write/gbytes", registry=registry).observe(1.0)
+    port = free_port()
+    server, thread = start_http_server(port, addr="127.0.0.1", registry=registry)
+    try:
+        unrelated = LocalPrometheusSource(mon, ports=[port])
+        assert unrelated.sample() == 0 and unrelated.sample() == 0 and unrelated.reads == 2
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
     html = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Html)
     threading.Thread(target=html.serve_forever, daemon=True).start()
     try:
@@ -142,5 +154,5 @@ def test_no_endpoint_is_silent_and_a_garbled_one_is_said_once(tmp_path, capfd):
         html.server_close()
     mon.close()
     err = capfd.readouterr().err
-    assert err.count("not Prometheus text") == 1
+    assert err.count("not Prometheus text (ValueError: Content-Type text/html)") == 1
     assert f":{closed.ports[0]}" not in err
