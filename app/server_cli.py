@@ -59,6 +59,7 @@ def _upgrade(args: argparse.Namespace) -> int:
 
 def _prune(args: argparse.Namespace) -> int:
     from tpuwatch.server.db import make_engine, make_sessionmaker, transaction, upgrade
+    from tpuwatch.server.device.store import prune as prune_device_rounds
     from tpuwatch.server.ingest import keys
     from tpuwatch.server.logs.service import prune as prune_log_lines
     from tpuwatch.server.series.rollups import prune_raw_steps
@@ -73,6 +74,7 @@ def _prune(args: argparse.Namespace) -> int:
         with transaction(make_sessionmaker(engine)) as session:
             done = prune_raw_steps(session, args.raw_older_than)
             lines = prune_log_lines(session, args.raw_older_than)  # the live log: raw data too
+            rounds = prune_device_rounds(session, args.raw_older_than)  # libtpu's metrics too
         gone = keys.prune_past_window(
             make_sessionmaker(engine), settings.ingest_max_age_days, settings.ingest_max_ahead_seconds, 1e9
         )
@@ -81,7 +83,7 @@ def _prune(args: argparse.Namespace) -> int:
     print(
         f"pruned {done['deleted']} raw steps older than {args.raw_older_than:g} days from {done['jobs']} "
         f"job(s) ({done['partitions']} day partition(s) dropped); "
-        f"rollups rebuilt first for {done['rebuilt']}; {lines} live-log lines; "
+        f"rollups rebuilt first for {done['rebuilt']}; {lines} live-log lines; {rounds} device rounds; "
         f"{gone} batch-key rows past the ingest window"
     )
     return 0

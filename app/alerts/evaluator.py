@@ -239,10 +239,13 @@ class Evaluator:
         if alert is None:
             return self._fire(session, job, f, verdict, now)
         silenced = alert.silenced_until is not None and alert.silenced_until > now
-        if verdict.condition != alert.condition or straggler.core_news(verdict.details, alert.details):
+        if verdict.condition != alert.condition:
             return self._transition(
                 session, job, f, alert, now, "changed", "firing", verdict, send=not silenced, clear_ack=True
             )
+        if straggler.core_news(verdict.details, alert.details):  # where the cores are: said once
+            send = not silenced and alert.acked_at is None
+            return self._transition(session, job, f, alert, now, "changed", "firing", verdict, send=send)
         if silenced:
             return None
         if alert.notified_at is None:  # fired while silenced; the silence is over

@@ -141,11 +141,10 @@ def judge(f: JobFacts, now: float, settings: Settings) -> Verdict | None:
     stalled = _stall(f, now, settings)
     if stalled is not None or f.phase_open():
         return stalled
-    found = (
-        slowdown.judge_slowdown(f.speed, now, settings)
-        or slowdown.judge_floors(f.floors)
-        or judge_straggler(f.straggler)
-    )
+    found = slowdown.judge_slowdown(f.speed, now, settings)
+    if found and f.straggler:  # a slowdown with the host the device says the others wait for
+        found = (found[0], "\n".join([found[1], *f.straggler]), {**found[2], "straggler": f.straggler})
+    found = found or slowdown.judge_floors(f.floors) or judge_straggler(f.straggler)
     return Verdict(*found) if found else None
 
 

@@ -14,7 +14,9 @@ event it came as: nothing sent is lost, and nothing malformed reaches the charts
 
 from __future__ import annotations
 
-from sqlalchemy import insert
+import time
+
+from sqlalchemy import delete, insert
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.models import DeviceRound
@@ -93,3 +95,10 @@ def store_rounds(session: Session, job_id: int, host: int, rounds: list) -> None
     if rounds:
         rows = [{"job_id": job_id, "host_index": host, "ts": e[0], "data": _packed(e[3])} for e in rounds]
         session.execute(insert(DeviceRound), rows)
+
+
+def prune(session: Session, older_than_days: float, now: float | None = None) -> int:
+    """Delete rounds older than ``older_than_days`` (``tpuwatch db prune``): the device's raw data,
+    kept as long as raw steps. Returns the rows deleted."""
+    cutoff = (time.time() if now is None else now) - older_than_days * 86400
+    return session.execute(delete(DeviceRound).where(DeviceRound.ts < cutoff)).rowcount or 0

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import statistics
 
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.device import catalog, rounds
 from tpuwatch.server.device.schemas import StragglerHost
-from tpuwatch.server.models import Job
+from tpuwatch.server.models import Job, JobHost
 from tpuwatch.server.slice.hosts import host_stats
 
 BUSY_MARGIN = 10.0  # duty-cycle points above the others' median
@@ -111,6 +112,9 @@ def catalog_fmt(us: float) -> str:
 def stragglers(session: Session, job: Job, now: float, window: float) -> list[StragglerHost]:
     """The job's stragglers over the ``window`` seconds before ``now`` (input first: its cause is
     the plainer one)."""
+    hosts = session.scalar(select(func.count()).select_from(JobHost).where(JobHost.job_id == job.id))
+    if (hosts or 0) < MIN_HOSTS:  # most jobs of a fleet: one host, nobody to compare with
+        return []
     found = rounds.load(session, job.id, until=now, window=window)
     stats = host_stats(session, job)
     waits = {s.host_index: s.input_wait for s in stats if s.input_wait is not None}
