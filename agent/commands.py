@@ -66,7 +66,10 @@ def _source_args(r: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--metrics-port", type=int, default=8431, help="libtpu runtime metrics port (default 8431)"
     )
-    g.add_argument("--no-tpu-metrics", action="store_true", help="do not read HBM / duty cycle from libtpu")
+    g.add_argument(
+        "--metrics-every", type=float, default=5.0, help="seconds between libtpu metric rounds (default 5)"
+    )
+    g.add_argument("--no-tpu-metrics", action="store_true", help="do not read libtpu's runtime metrics")
     g.add_argument(
         "--prometheus-port",
         type=int,
@@ -110,6 +113,7 @@ def _options(args: argparse.Namespace):
     return SourceOptions(
         tpu_metrics=not args.no_tpu_metrics,
         metrics_port=args.metrics_port,
+        metrics_every=max(0.1, args.metrics_every),
         prometheus_port=args.prometheus_port,
         prometheus_every=max(0.1, args.prometheus_every),
         tpu_api_endpoint=args.tpu_api_endpoint,

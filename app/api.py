@@ -26,6 +26,7 @@ DOMAINS = (
     "alerts",
     "goodput",
     "slice",
+    "device",
     "compiles",
 )
 

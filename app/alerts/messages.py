@@ -30,6 +30,7 @@ RECOVERY = {
     "slowdown": "the step time is back to usual",
     "low_goodput": "goodput is back over the floor",
     "low_mfu": "MFU is back over the floor",
+    "straggler": "no host stands out any more",
     "recompiling": "no recompilation for 10 minutes",
 }
 

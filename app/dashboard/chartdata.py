@@ -68,6 +68,13 @@ def slice_group(session: Session, job: Job, settings: Settings) -> dict:
     return {k: json.loads(v) for k, v in slice_figures(slice_data(session, job)).items()}
 
 
+def tpu(session: Session, job: Job, settings: Settings) -> dict:
+    """Every runtime metric the hosts' libtpu served (app/device)."""
+    from tpuwatch.server.device.service import chart_group
+
+    return chart_group(session, job)
+
+
 def clock(session: Session, job: Job, settings: Settings) -> dict:
     """The job's clock (step, time) pairs: how static/js/xaxis.js puts step and time series on
     one axis."""
@@ -88,6 +95,7 @@ GROUPS: dict[str, Group] = {
     "goodput": goodput,
     "training": training,
     "slice": slice_group,
+    "tpu": tpu,
     "clock": clock,
     "compiles": compiles,
 }

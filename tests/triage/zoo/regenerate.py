@@ -30,7 +30,11 @@ ZOO = Path(__file__).resolve().parent
 SCRIPTS = ZOO / "scripts"
 # The labels a script may carry: the classifier's categories, and "unknown" for what none covers.
 LABELS = (*CATEGORIES, "unknown")
-FRAMEWORKS = ("tensorflow", "keras", "jax", "flax", "optax", "orbax", "tfdata", "grain")
+FRAMEWORKS = ("tensorflow", "keras", "jax", "flax", "optax", "orbax", "tfdata", "grain", "torchxla")
+# PyTorch/XLA lives in its own virtualenv (its torch pin conflicts with nothing here, but it is
+# large and optional): torchxla scripts run with this interpreter, or are skipped when it is absent.
+TORCH_PYTHON = Path(__file__).resolve().parents[3] / ".venv-torch" / "bin" / "python"
+TORCH_PACKAGES = ("torch", "torch_xla", "numpy")
 PACKAGES = (
     "tensorflow-cpu",
     "tensorflow",
@@ -61,7 +65,7 @@ def read_header(path: Path) -> dict:
     fields = {"mistake": lines[0].strip()}
     for line in lines[1:]:
         key, sep, value = line.partition(":")
-        if sep and key.strip() in ("label", "family", "why"):
+        if sep and key.strip() in ("label", "family", "why", "source"):
             fields[key.strip()] = value.strip()
     family = path.parent.name
     framework = path.stem.split("_", 1)[0]
@@ -86,6 +90,21 @@ def versions() -> dict:
     return found
 
 
+def versions_of(python: Path, packages: tuple[str, ...]) -> dict:
+    """The installed versions of packages in another interpreter's environment."""
+    code = (
+        "import importlib.metadata as m, json, sys\n"
+        "v = {}\n"
+        f"for n in {list(packages)!r}:\n"
+        "    try: v[n] = m.version(n)\n"
+        "    except m.PackageNotFoundError: pass\n"
+        "v['python'] = sys.version.split()[0]\n"
+        "print(json.dumps(v))"
+    )
+    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
 def cut(raw: bytes) -> str:
     if len(raw) > MAX_TEXT:
         dropped = len(raw) - HEAD - TAIL
@@ -107,12 +126,14 @@ def child_env() -> dict:
     return env
 
 
-def run_one(path: Path, timeout: float, nice: int) -> tuple[int | None, float, bytes]:
+def run_one(
+    path: Path, timeout: float, nice: int, python: str = sys.executable
+) -> tuple[int | None, float, bytes]:
     """Run one script in a scratch directory; returns (exit code or None on timeout, seconds, output)."""
     with tempfile.TemporaryDirectory(prefix="zoo-") as scratch:
         start = time.monotonic()
         proc = subprocess.Popen(
-            [sys.executable, str(path)],
+            [python, str(path)],
             cwd=scratch,
             env=child_env(),
             stdin=subprocess.DEVNULL,
@@ -162,6 +183,24 @@ def main(argv: list[str] | None = None) -> int:
         default=ZOO / "captured.jsonl",
         help="where to write the records (default captured.jsonl beside this file)",
     )
+    parser.add_argument(
+        "--framework",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"run only scripts of this framework (repeatable; one of {', '.join(FRAMEWORKS)})",
+    )
+    parser.add_argument(
+        "--missing",
+        action="store_true",
+        help="run only scripts that have no record in the output file yet (new scripts); others are kept",
+    )
+    parser.add_argument(
+        "--torch-python",
+        type=Path,
+        default=TORCH_PYTHON,
+        help="interpreter of the torchxla scripts (default .venv-torch/bin/python; absent: skipped)",
+    )
     parser.add_argument("--list", action="store_true", help="list the scripts and their labels, run nothing")
     args = parser.parse_args(argv)
 
@@ -183,8 +222,18 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [
         p
         for p in scripts
-        if (not only or p.parent.name in only) and (not args.label or headers[p]["label"] in args.label)
+        if (not only or p.parent.name in only)
+        and (not args.label or headers[p]["label"] in args.label)
+        and (not args.framework or headers[p]["framework"] in args.framework)
     ]
+    if args.missing and args.output.exists():
+        have = {json.loads(line)["id"] for line in args.output.read_text().splitlines() if line.strip()}
+        chosen = [p for p in chosen if f"{p.parent.name}/{p.stem}" not in have]
+    torch_ok = args.torch_python.exists()
+    skipped = [p for p in chosen if headers[p]["framework"] == "torchxla" and not torch_ok]
+    if skipped:
+        print(f"{len(skipped)} torchxla scripts skipped: no {args.torch_python}", file=sys.stderr)
+        chosen = [p for p in chosen if p not in skipped]
     if args.list:
         for p in chosen:
             print(f"{p.parent.name}/{p.stem}\t{headers[p]['label']}")
@@ -194,13 +243,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     vers = versions()
+    has_torch = any(headers[p]["framework"] == "torchxla" for p in chosen)
+    torch_vers = versions_of(args.torch_python, TORCH_PACKAGES) if has_torch else {}
     total = len(chosen)
     started = time.monotonic()
     done = 0
     records = {}
 
     def task(path: Path):
-        return path, run_one(path, args.timeout, args.nice)
+        python = str(args.torch_python) if headers[path]["framework"] == "torchxla" else sys.executable
+        return path, run_one(path, args.timeout, args.nice, python)
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for path, (code, seconds, out) in pool.map(task, chosen):
@@ -219,17 +271,21 @@ def main(argv: list[str] | None = None) -> int:
             }
             if h.get("why"):
                 rec["why"] = h["why"]
+            if h.get("source"):
+                rec["repository"] = h["source"]
             rec.update(
                 script=str(path.relative_to(ZOO)),
                 exit_code=code,
                 timed_out=code is None,
                 seconds=round(seconds, 1),
-                versions=vers,
+                versions=torch_vers if h["framework"] == "torchxla" else vers,
                 text=cut(out),
             )
             records[rid] = rec
 
-    if only or args.label:  # a partial run updates its records and keeps the others
+    if (
+        only or args.label or args.framework or args.missing or skipped
+    ):  # a partial run updates its records and keeps the others
         if args.output.exists():
             for line in args.output.read_text().splitlines():
                 if line.strip():

@@ -1,6 +1,6 @@
 """NamedSharding with a 2-axis PartitionSpec applied to a 1-D bias vector.
 
-label: compile_error
+label: strategy_scope
 family: invalid_sharding
 """
 

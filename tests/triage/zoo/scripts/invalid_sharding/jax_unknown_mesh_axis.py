@@ -1,6 +1,6 @@
 """PartitionSpec names a mesh axis 'tensor' but the mesh axes are ('data', 'model').
 
-label: compile_error
+label: strategy_scope
 family: invalid_sharding
 """
 

@@ -1,6 +1,6 @@
 """Flax module branches in Python on whether any token is valid.
 
-label: dynamic_shape
+label: compile_error
 family: python_if_on_traced_value
 """
 

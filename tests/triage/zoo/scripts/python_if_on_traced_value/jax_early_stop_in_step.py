@@ -1,6 +1,6 @@
 """Python `if loss < threshold` inside a jitted update to skip the step.
 
-label: dynamic_shape
+label: compile_error
 family: python_if_on_traced_value
 """
 

@@ -1,6 +1,6 @@
 """Hand-written optax learning-rate schedule uses Python `if step < warmup` (step is traced).
 
-label: dynamic_shape
+label: compile_error
 family: python_if_on_traced_value
 """
 

@@ -1,6 +1,6 @@
 """shard_map in_specs describe 3 dims for a 2-D batch (spec copied from the image model).
 
-label: compile_error
+label: strategy_scope
 family: shard_map_out_specs_wrong
 """
 

@@ -1,6 +1,6 @@
 """shard_map out_specs=P() (replicated) for a per-shard partial sum that was never psum'd.
 
-label: compile_error
+label: strategy_scope
 family: shard_map_out_specs_wrong
 """
 

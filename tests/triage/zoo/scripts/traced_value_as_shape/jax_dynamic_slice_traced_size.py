@@ -1,6 +1,6 @@
 """lax.dynamic_slice with a slice size computed from the data (the valid length) under jit.
 
-label: dynamic_shape
+label: compile_error
 family: traced_value_as_shape
 """
 

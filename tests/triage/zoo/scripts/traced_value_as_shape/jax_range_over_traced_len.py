@@ -1,6 +1,6 @@
 """Python range() over a sequence length passed as a traced jit argument.
 
-label: dynamic_shape
+label: compile_error
 family: traced_value_as_shape
 """
 

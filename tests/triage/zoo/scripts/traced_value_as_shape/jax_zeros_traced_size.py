@@ -1,6 +1,6 @@
 """Padding buffer sized by a length that is a traced argument of the jitted collate function.
 
-label: dynamic_shape
+label: compile_error
 family: traced_value_as_shape
 """
 

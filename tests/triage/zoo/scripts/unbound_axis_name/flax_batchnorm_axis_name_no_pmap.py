@@ -1,6 +1,6 @@
 """Flax BatchNorm with axis_name='batch' (copied from a pmap trainer) used under plain jit.
 
-label: compile_error
+label: strategy_scope
 family: unbound_axis_name
 """
 

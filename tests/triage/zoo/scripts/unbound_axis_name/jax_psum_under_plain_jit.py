@@ -1,6 +1,6 @@
 """lax.psum over axis 'batch' inside a function run under jit, not pmap/shard_map.
 
-label: compile_error
+label: strategy_scope
 family: unbound_axis_name
 """
 

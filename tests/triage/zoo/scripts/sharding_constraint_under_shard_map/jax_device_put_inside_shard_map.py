@@ -1,0 +1,25 @@
+"""device_put to a NamedSharding inside the per-shard function of shard_map.
+
+label: strategy_scope
+family: sharding_constraint_under_shard_map
+source: jax-ml/jax
+"""
+
+import os
+
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
+mesh = jax.make_mesh((2,), ("data",), axis_types=(jax.sharding.AxisType.Auto,))
+
+
+def body(x):
+    return jax.device_put(x * 2, NamedSharding(mesh, P("data")))
+
+
+f = jax.shard_map(body, mesh=mesh, in_specs=P("data"), out_specs=P("data"))
+print(jax.jit(f)(jnp.ones((4, 2))))
