@@ -7,9 +7,9 @@ process, parsed by ``prometheus_client``'s text parser, and turns the growth of 
 between two reads into what the server already understands:
 
 - a checkpoint save's blocking time (``jax_orbax_write[_async]_blocking_duration_secs``) becomes
-  a ``checkpoint`` event with its ``duration``, and a restore's
-  (``jax_orbax_read[_async]_blocking_duration_secs``) a ``restore`` event: goodput's checkpoint
-  share, with no user code;
+  a ``checkpoint`` event with its ``duration``, and a restore's (``jax_orbax_read_total_duration_secs``,
+  all of a synchronous restore; ``jax_orbax_read_async_blocking_duration_secs``) a ``restore``
+  event: goodput's checkpoint share, with no user code;
 - Grain's input pipeline timings become ``pipeline.grain.*`` series (mean seconds per ``next()``,
   per source read, ...), drawn on the job's input-wait chart.
 
@@ -37,7 +37,8 @@ SAVES = {
         wire.Kind.CHECKPOINT,
         "jax_orbax_write_async_blocking_end_time",
     ),
-    "jax_orbax_read_blocking_duration_secs": (wire.Kind.RESTORE, None),
+    # A synchronous restore holds training for all of it (its "blocking" part is a fraction).
+    "jax_orbax_read_total_duration_secs": (wire.Kind.RESTORE, None),
     "jax_orbax_read_async_blocking_duration_secs": (wire.Kind.RESTORE, None),
 }
 # Grain family -> (series name, scale of its values to the series' unit, "mean" | "rate")
@@ -69,8 +70,8 @@ def wanted_lines(text: str) -> str:
     """The lines of a scrape about the families read here (Orbax exports some 60 histograms after a
     save: parsing only these costs a tenth). A family's HELP and TYPE lines stay with it.
 
-    >>> wanted_lines(chr(10).join(["other 1", "jax_orbax_read_blocking_duration_secs_count 2.0"]))
-    'jax_orbax_read_blocking_duration_secs_count 2.0'
+    >>> wanted_lines(chr(10).join(["other 1", "jax_orbax_read_total_duration_secs_count 2.0"]))
+    'jax_orbax_read_total_duration_secs_count 2.0'
     """
     keep = []
     for line in text.splitlines():
