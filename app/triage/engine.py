@@ -345,6 +345,27 @@ def _tailor(category: str, facts: dict, fixes: list[str], context: Mapping) -> N
         )
 
 
+def triage_error(message: str, before: Iterable[str] = (), context: Mapping | None = None) -> list[Card]:
+    """The one way tpuwatch triages an error, for the CLI, the server's error events and pasted text.
+
+    ``message`` is the error (a traceback, a whole log); ``before`` the log lines that came just
+    before it (what the agent sends as an error event's context): they are read with it, as one
+    text, so a loop's own ``loss inf`` or the steps that ran before a shape error count the same
+    whether the error arrives as an event or inside a log file. Card line numbers count from the
+    first line of ``message``; evidence found in ``before`` has no line of its own (None).
+
+    >>> [c.category for c in triage_error("ValueError: tensor had no data", ["step 1 loss inf"])]
+    ['nan_inf']
+    """
+    before = [line.rstrip("\n") for line in before]
+    text = "\n".join([*before, message]) if before else message
+    cards = classify_text(text, context)
+    for card in cards:
+        if before and card.line is not None:
+            card.line = card.line - len(before) if card.line > len(before) else None
+    return cards
+
+
 def classify_text(text: str, context: Mapping | None = None) -> list[Card]:
     """Classify an error text or a whole log; the primary diagnosis comes first.
 

@@ -83,20 +83,21 @@ def recognise(doc: ErrorDoc, text: str = "") -> dict[str, Recognised]:
     """
     found: dict[str, Recognised] = {}
     excs = chain(doc)
-    messages = [(e.line, e.text) for e in excs]
-    messages += list(doc.error_lines[-8:]) + list(doc.checks[-4:])
-    for line, message in messages:
+    messages = [(e.line, e.message) for e in excs]
+    messages += [(n, [t]) for n, t in doc.error_lines[-8:]] + [(n, [t]) for n, t in doc.checks[-4:]]
+    for line, parts in messages:
+        message = " ".join(parts)
         for t in MESSAGES:
             m = t.pattern.search(message)
             if not m:
                 continue
             if t.subtype == "traced_value" and _DATA_SIZE.search(message):
                 continue
-            _keep(
-                found,
-                t.category,
-                Recognised(t.weight, line, _quote(message, m.start()), t.subtype, t.refines),
-            )
+            # Quote the line of the message that shows it, numbered as the log numbers it.
+            at, part = _part(parts, m.start())
+            number = _number(doc, line, part) if at else line
+            quoted = _quote(part, m.start() - _offset(parts, at))
+            _keep(found, t.category, Recognised(t.weight, number, quoted, t.subtype, t.refines))
     for line, body in doc.lines[-400:]:
         if line in doc.quiet:
             continue
@@ -159,6 +160,25 @@ def _structural(doc: ErrorDoc, excs: list, found: dict[str, Recognised], text: s
                     line = _line_of(starts, m.start())
                     _keep(found, category, Recognised(0.82, line, _quote(m.group(0), 0), subtype))
                     break
+
+
+def _part(parts: list[str], pos: int) -> tuple[int, str]:
+    """Which line of a message (its parts joined by spaces) holds position ``pos``."""
+    start = 0
+    for i, part in enumerate(parts):
+        if pos < start + len(part) + 1:
+            return i, part
+        start += len(part) + 1
+    return len(parts) - 1, parts[-1]
+
+
+def _offset(parts: list[str], index: int) -> int:
+    return sum(len(p) + 1 for p in parts[:index])
+
+
+def _number(doc: ErrorDoc, after: int, body: str) -> int:
+    """The log line of a message's continuation line (the first one so written after ``after``)."""
+    return next((n for n, text in doc.lines if n > after and text == body), after)
 
 
 def _keep(found: dict[str, Recognised], category: str, hit: Recognised) -> None:
