@@ -1,0 +1,11 @@
+"""jax.config.update called with a misspelt option name.
+
+label: unknown
+family: config_flag_typo
+source: jax-ml/jax
+"""
+
+import jax
+
+jax.config.update("jax_enable_x46", True)
+print(jax.numpy.ones(2).dtype)

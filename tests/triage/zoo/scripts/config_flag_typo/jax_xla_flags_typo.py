@@ -1,0 +1,14 @@
+"""XLA_FLAGS contains a misspelt flag; XLA aborts at backend start-up.
+
+label: unknown
+family: config_flag_typo
+source: jax-ml/jax
+"""
+
+import os
+
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_cont=8"
+
+import jax
+
+print(jax.devices())
