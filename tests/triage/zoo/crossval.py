@@ -19,6 +19,7 @@ from pathlib import Path
 
 ZOO = Path(__file__).resolve().parent / "captured.jsonl"
 SUPPLEMENT = Path(__file__).resolve().parents[1] / "supplement" / "captured.jsonl"
+DOCUMENTED = Path(__file__).resolve().parents[1] / "supplement" / "documented.jsonl"
 DEV = Path("/work/shared/corpus/errors-dev.jsonl")
 
 
@@ -81,7 +82,7 @@ def dev_scores(path: Path = DEV, out=sys.stdout) -> tuple[float, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--zoo", type=Path, nargs="+", default=[ZOO, SUPPLEMENT])
+    parser.add_argument("--zoo", type=Path, nargs="+", default=[ZOO, SUPPLEMENT, DOCUMENTED])
     parser.add_argument("--dev", type=Path, default=DEV)
     parser.add_argument(
         "--by",

@@ -2,7 +2,6 @@
 
 label: nan_inf
 family: all_masked_attention
-source: jax-ml/jax
 """
 
 import jax

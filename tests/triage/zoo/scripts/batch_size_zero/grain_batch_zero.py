@@ -2,7 +2,6 @@
 
 label: input_pipeline
 family: batch_size_zero
-source: google/grain
 """
 
 import grain.python as grain

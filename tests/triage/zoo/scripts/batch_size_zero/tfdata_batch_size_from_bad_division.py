@@ -2,7 +2,6 @@
 
 label: input_pipeline
 family: batch_size_zero
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

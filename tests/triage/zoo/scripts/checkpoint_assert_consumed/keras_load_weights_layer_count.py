@@ -2,7 +2,6 @@
 
 label: checkpoint
 family: checkpoint_assert_consumed
-source: keras-team/keras
 """
 
 import keras

@@ -2,7 +2,6 @@
 
 label: checkpoint
 family: checkpoint_assert_consumed
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

@@ -2,7 +2,6 @@
 
 label: unsupported_dtype
 family: complex_into_real_op
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

@@ -2,7 +2,6 @@
 
 label: unknown
 family: config_flag_typo
-source: jax-ml/jax
 """
 
 import jax

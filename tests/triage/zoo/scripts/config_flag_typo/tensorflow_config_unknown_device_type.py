@@ -2,7 +2,6 @@
 
 label: unknown
 family: config_flag_typo
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

@@ -2,7 +2,6 @@
 
 label: compile_error
 family: conv_channels_mismatch
-source: google/flax
 """
 
 import flax.linen as nn

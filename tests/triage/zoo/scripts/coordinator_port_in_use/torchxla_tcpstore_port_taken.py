@@ -2,7 +2,7 @@
 
 label: connection_loss
 family: coordinator_port_in_use
-source: pytorch/xla
+source: jax-ml/jax
 """
 
 import datetime

@@ -2,7 +2,6 @@
 
 label: input_pipeline
 family: dataset_map_arity
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

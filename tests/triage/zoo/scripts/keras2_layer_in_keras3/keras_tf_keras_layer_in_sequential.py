@@ -2,7 +2,6 @@
 
 label: unknown
 family: keras2_layer_in_keras3
-source: keras-team/keras
 """
 
 import keras

@@ -2,7 +2,6 @@
 
 label: dynamic_shape
 family: keras_jax_data_dependent_op
-source: keras-team/keras
 """
 
 import os

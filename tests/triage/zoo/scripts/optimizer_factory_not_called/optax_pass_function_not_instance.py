@@ -2,7 +2,6 @@
 
 label: unknown
 family: optimizer_factory_not_called
-source: google-deepmind/optax
 """
 
 import jax.numpy as jnp

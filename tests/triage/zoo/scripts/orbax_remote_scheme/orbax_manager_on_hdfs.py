@@ -2,7 +2,6 @@
 
 label: local_filesystem
 family: orbax_remote_scheme
-source: google/orbax
 """
 
 import jax.numpy as jnp

@@ -2,7 +2,6 @@
 
 label: input_pipeline
 family: padded_batch_shape_error
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

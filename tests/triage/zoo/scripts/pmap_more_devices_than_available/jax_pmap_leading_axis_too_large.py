@@ -2,7 +2,6 @@
 
 label: strategy_scope
 family: pmap_more_devices_than_available
-source: jax-ml/jax
 """
 
 import os

@@ -2,7 +2,6 @@
 
 label: input_pipeline
 family: ragged_lists_to_dataset
-source: google/grain
 """
 
 import grain

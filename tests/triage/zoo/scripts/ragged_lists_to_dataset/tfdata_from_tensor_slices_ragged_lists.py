@@ -2,7 +2,6 @@
 
 label: input_pipeline
 family: ragged_lists_to_dataset
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

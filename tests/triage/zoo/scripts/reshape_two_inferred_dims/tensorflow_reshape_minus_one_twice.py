@@ -2,7 +2,6 @@
 
 label: compile_error
 family: reshape_two_inferred_dims
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

@@ -2,7 +2,6 @@
 
 label: compile_error
 family: scan_length_mismatch
-source: jax-ml/jax
 """
 
 import jax

@@ -2,7 +2,6 @@
 
 label: unsupported_op
 family: summary_op_in_jit_compile
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

@@ -2,7 +2,6 @@
 
 label: compile_error
 family: transpose_perm_rank
-source: jax-ml/jax
 """
 
 import jax

@@ -2,7 +2,6 @@
 
 label: checkpoint
 family: weights_file_wrong_format
-source: keras-team/keras
 """
 
 import keras

@@ -2,7 +2,6 @@
 
 label: oom
 family: whole_dataset_single_batch
-source: keras-team/keras
 """
 
 import os
