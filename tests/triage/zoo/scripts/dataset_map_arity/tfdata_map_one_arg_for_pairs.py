@@ -2,6 +2,7 @@
 
 label: input_pipeline
 family: dataset_map_arity
+source: tensorflow/datasets
 """
 
 import tensorflow as tf

@@ -2,6 +2,7 @@
 
 label: strategy_scope
 family: pmap_more_devices_than_available
+source: jax-ml/jax
 """
 
 import os

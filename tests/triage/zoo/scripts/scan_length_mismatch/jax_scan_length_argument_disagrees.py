@@ -2,6 +2,7 @@
 
 label: compile_error
 family: scan_length_mismatch
+source: marin-community/haliax
 """
 
 import jax
