@@ -2,6 +2,7 @@
 
 label: unknown
 family: keras2_layer_in_keras3
+source: tensorflow/tensorflow
 """
 
 import keras

@@ -2,6 +2,7 @@
 
 label: unknown
 family: optimizer_factory_not_called
+source: jax-ml/jax
 """
 
 import flax.linen as nn
