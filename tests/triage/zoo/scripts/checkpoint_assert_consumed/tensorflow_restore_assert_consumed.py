@@ -2,6 +2,7 @@
 
 label: checkpoint
 family: checkpoint_assert_consumed
+source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

@@ -2,6 +2,7 @@
 
 label: input_pipeline
 family: padded_batch_shape_error
+source: tensorflow/tensorflow
 """
 
 import tensorflow as tf
