@@ -42,6 +42,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.engine = engine
         app.state.sessions = make_sessionmaker(engine)
         app.state.ingest_threads = anyio.CapacityLimiter(settings.ingest_threads)
+        from tpuwatch.server.device.asks import AskBoard
+
+        app.state.device_asks = AskBoard(app.state.sessions)
         pacing = getattr(app.state, "pacing", None)
         writers = 1 if engine.dialect.name == "sqlite" else settings.ingest_writers  # SQLite: one writer
         app.state.writer = Writer(

@@ -53,6 +53,10 @@ class Settings(BaseSettings):
     slowdown_window_seconds: float = 60.0
     slowdown_min_steps: int = 8
     slowdown_mad_k: float = 6.0
+    # Straggler (app/device/straggler.py): one host's cores the busiest, or its input wait the
+    # longest, over the last window, for at least persist seconds.
+    straggler_window_seconds: float = 120.0
+    straggler_persist_seconds: float = 120.0
     alert_webhook_url: str = Field("", description="server-wide Slack-compatible webhook for every project")
     alert_webhook_allow: str = Field(
         "",
