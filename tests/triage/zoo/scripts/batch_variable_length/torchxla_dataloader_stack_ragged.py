@@ -2,7 +2,6 @@
 
 label: input_pipeline
 family: batch_variable_length
-source: pytorch/xla
 """
 
 import os

@@ -2,7 +2,6 @@
 
 label: dynamic_shape
 family: bincount_without_length
-source: jax-ml/jax
 """
 
 import jax

@@ -2,7 +2,7 @@
 
 label: checkpoint
 family: checkpoint_assert_consumed
-source: keras-team/keras
+source: tensorflow/tensorflow
 """
 
 import keras

@@ -2,7 +2,7 @@
 
 label: dynamic_shape
 family: compress_under_jit
-source: keras-team/keras
+source: jax-ml/jax
 """
 
 import os

@@ -2,7 +2,6 @@
 
 label: compile_error
 family: concatenate_rank_mismatch
-source: keras-team/keras
 """
 
 import keras

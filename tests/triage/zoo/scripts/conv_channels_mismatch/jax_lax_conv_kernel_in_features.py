@@ -2,7 +2,7 @@
 
 label: compile_error
 family: conv_channels_mismatch
-source: jax-ml/jax
+source: google/flax
 """
 
 import jax

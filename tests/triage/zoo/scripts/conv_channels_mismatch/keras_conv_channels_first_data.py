@@ -2,7 +2,7 @@
 
 label: compile_error
 family: conv_channels_mismatch
-source: keras-team/keras
+source: google/flax
 """
 
 import keras

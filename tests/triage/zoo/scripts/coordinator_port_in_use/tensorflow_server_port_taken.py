@@ -2,7 +2,7 @@
 
 label: connection_loss
 family: coordinator_port_in_use
-source: tensorflow/tensorflow
+source: jax-ml/jax
 """
 
 import socket

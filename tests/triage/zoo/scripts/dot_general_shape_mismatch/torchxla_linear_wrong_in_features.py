@@ -2,7 +2,6 @@
 
 label: compile_error
 family: dot_general_shape_mismatch
-source: pytorch/xla
 """
 
 import os

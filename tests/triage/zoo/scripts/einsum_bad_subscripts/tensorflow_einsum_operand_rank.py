@@ -2,7 +2,6 @@
 
 label: compile_error
 family: einsum_bad_subscripts
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

@@ -2,7 +2,6 @@
 
 label: unknown
 family: flax_module_definition_mistake
-source: google/flax
 """
 
 import flax.linen as nn

@@ -2,7 +2,6 @@
 
 label: input_pipeline
 family: generator_yields_none
-source: keras-team/keras
 """
 
 import keras

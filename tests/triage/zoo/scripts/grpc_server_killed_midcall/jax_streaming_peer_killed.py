@@ -2,7 +2,7 @@
 
 label: connection_loss
 family: grpc_server_killed_midcall
-source: jax-ml/jax
+source: tensorflow/tensorflow
 """
 
 import os

@@ -2,7 +2,6 @@
 
 label: oom
 family: host_array_too_large
-source: pytorch/xla
 """
 
 import os

@@ -2,7 +2,6 @@
 
 label: unknown
 family: hyperparameter_wrong_type
-source: keras-team/keras
 """
 
 import os

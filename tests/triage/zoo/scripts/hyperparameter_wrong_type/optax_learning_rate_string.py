@@ -2,7 +2,6 @@
 
 label: unknown
 family: hyperparameter_wrong_type
-source: google-deepmind/optax
 """
 
 import jax

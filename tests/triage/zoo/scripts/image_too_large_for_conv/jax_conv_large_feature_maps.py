@@ -2,7 +2,6 @@
 
 label: oom
 family: image_too_large_for_conv
-source: jax-ml/jax
 """
 
 import resource

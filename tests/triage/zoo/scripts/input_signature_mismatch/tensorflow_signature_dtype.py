@@ -2,7 +2,6 @@
 
 label: compile_error
 family: input_signature_mismatch
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

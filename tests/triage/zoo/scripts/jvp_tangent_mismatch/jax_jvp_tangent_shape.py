@@ -2,7 +2,6 @@
 
 label: compile_error
 family: jvp_tangent_mismatch
-source: jax-ml/jax
 """
 
 import jax

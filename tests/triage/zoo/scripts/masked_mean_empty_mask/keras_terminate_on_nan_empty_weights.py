@@ -2,7 +2,6 @@
 
 label: nan_inf
 family: masked_mean_empty_mask
-source: keras-team/keras
 """
 
 import keras

@@ -2,7 +2,7 @@
 
 label: compile_error
 family: non_array_jit_argument
-source: google/flax
+source: jax-ml/jax
 """
 
 import dataclasses

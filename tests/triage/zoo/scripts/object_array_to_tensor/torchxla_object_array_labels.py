@@ -2,7 +2,6 @@
 
 label: unsupported_dtype
 family: object_array_to_tensor
-source: pytorch/xla
 """
 
 import os

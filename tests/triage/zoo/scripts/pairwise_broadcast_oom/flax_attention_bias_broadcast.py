@@ -2,7 +2,7 @@
 
 label: oom
 family: pairwise_broadcast_oom
-source: google/flax
+source: jax-ml/jax
 """
 
 import resource

@@ -2,7 +2,7 @@
 
 label: oom
 family: pairwise_broadcast_oom
-source: tensorflow/tensorflow
+source: jax-ml/jax
 """
 
 import tensorflow as tf

@@ -2,7 +2,6 @@
 
 label: unknown
 family: prng_key_misuse
-source: jax-ml/jax
 """
 
 import jax

@@ -2,7 +2,7 @@
 
 label: local_filesystem
 family: profiler_trace_remote_scheme
-source: keras-team/keras
+source: tensorflow/io
 """
 
 import keras

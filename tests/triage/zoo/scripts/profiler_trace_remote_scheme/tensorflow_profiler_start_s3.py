@@ -2,7 +2,7 @@
 
 label: local_filesystem
 family: profiler_trace_remote_scheme
-source: tensorflow/tensorflow
+source: tensorflow/io
 """
 
 import tensorflow as tf

@@ -2,7 +2,6 @@
 
 label: local_filesystem
 family: python_open_on_bucket_path
-source: google/flax
 """
 
 import json

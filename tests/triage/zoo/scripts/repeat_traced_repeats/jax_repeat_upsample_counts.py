@@ -2,7 +2,6 @@
 
 label: dynamic_shape
 family: repeat_traced_repeats
-source: jax-ml/jax
 """
 
 import jax

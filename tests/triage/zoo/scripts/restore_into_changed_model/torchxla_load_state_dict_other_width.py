@@ -2,7 +2,6 @@
 
 label: checkpoint
 family: restore_into_changed_model
-source: pytorch/xla
 """
 
 import os

@@ -2,7 +2,7 @@
 
 label: connection_loss
 family: rpc_deadline_exceeded
-source: jax-ml/jax
+source: grpc/grpc
 """
 
 import socket

@@ -2,7 +2,7 @@
 
 label: connection_loss
 family: rpc_deadline_exceeded
-source: pytorch/xla
+source: grpc/grpc
 """
 
 import datetime

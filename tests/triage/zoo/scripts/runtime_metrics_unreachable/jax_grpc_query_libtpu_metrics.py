@@ -2,7 +2,6 @@
 
 label: connection_loss
 family: runtime_metrics_unreachable
-source: jax-ml/jax
 """
 
 import grpc

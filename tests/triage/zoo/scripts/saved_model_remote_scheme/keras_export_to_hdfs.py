@@ -2,7 +2,7 @@
 
 label: local_filesystem
 family: saved_model_remote_scheme
-source: keras-team/keras
+source: tensorflow/tfx
 """
 
 import keras

@@ -2,7 +2,7 @@
 
 label: local_filesystem
 family: saved_model_remote_scheme
-source: tensorflow/tensorflow
+source: tensorflow/tfx
 """
 
 import tensorflow as tf

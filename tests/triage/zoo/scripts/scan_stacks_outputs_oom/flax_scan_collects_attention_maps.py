@@ -2,7 +2,7 @@
 
 label: oom
 family: scan_stacks_outputs_oom
-source: google/flax
+source: jax-ml/jax
 """
 
 import resource

@@ -2,7 +2,6 @@
 
 label: dynamic_shape
 family: set_ops_without_size
-source: jax-ml/jax
 """
 
 import jax

@@ -2,7 +2,6 @@
 
 label: unsupported_dtype
 family: string_array_to_jax
-source: jax-ml/jax
 """
 
 import jax.numpy as jnp

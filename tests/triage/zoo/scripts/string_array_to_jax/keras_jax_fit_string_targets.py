@@ -2,7 +2,6 @@
 
 label: unsupported_dtype
 family: string_array_to_jax
-source: keras-team/keras
 """
 
 import os

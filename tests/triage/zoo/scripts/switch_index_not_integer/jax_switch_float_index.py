@@ -2,7 +2,6 @@
 
 label: compile_error
 family: switch_index_not_integer
-source: jax-ml/jax
 """
 
 import jax

@@ -2,7 +2,6 @@
 
 label: unsupported_op
 family: tf_op_in_keras_jax_model
-source: keras-team/keras
 """
 
 import os

@@ -2,7 +2,6 @@
 
 label: oom
 family: tile_explosion_oom
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

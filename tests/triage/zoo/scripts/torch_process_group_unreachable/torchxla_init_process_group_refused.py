@@ -2,7 +2,7 @@
 
 label: connection_loss
 family: torch_process_group_unreachable
-source: pytorch/xla
+source: pytorch/pytorch
 """
 
 import datetime

@@ -2,7 +2,6 @@
 
 label: unsupported_dtype
 family: uint8_into_float_op
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

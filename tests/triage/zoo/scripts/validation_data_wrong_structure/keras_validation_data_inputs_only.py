@@ -2,7 +2,6 @@
 
 label: input_pipeline
 family: validation_data_wrong_structure
-source: keras-team/keras
 """
 
 import keras

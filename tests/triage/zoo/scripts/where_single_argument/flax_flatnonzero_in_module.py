@@ -2,7 +2,7 @@
 
 label: dynamic_shape
 family: where_single_argument
-source: google/flax
+source: jax-ml/jax
 """
 
 import flax.linen as nn
