@@ -66,7 +66,19 @@ def _source_args(r: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--metrics-port", type=int, default=8431, help="libtpu runtime metrics port (default 8431)"
     )
-    g.add_argument("--no-tpu-metrics", action="store_true", help="do not read HBM / duty cycle from libtpu")
+    g.add_argument(
+        "--metrics-every", type=float, default=5.0, help="seconds between libtpu metric rounds (default 5)"
+    )
+    g.add_argument("--no-tpu-metrics", action="store_true", help="do not read libtpu's runtime metrics")
+    g.add_argument(
+        "--prometheus-port",
+        type=int,
+        default=9431,
+        help="local Prometheus port of Orbax / Grain metrics (default 9431; 0 turns it off)",
+    )
+    g.add_argument(
+        "--prometheus-every", type=float, default=5.0, help="seconds between reads of that port (default 5)"
+    )
     g.add_argument(
         "--tpu-api-endpoint",
         help="Cloud TPU API endpoint for node state (default: Google's, with your credentials)",
@@ -101,6 +113,9 @@ def _options(args: argparse.Namespace):
     return SourceOptions(
         tpu_metrics=not args.no_tpu_metrics,
         metrics_port=args.metrics_port,
+        metrics_every=max(0.1, args.metrics_every),
+        prometheus_port=args.prometheus_port,
+        prometheus_every=max(0.1, args.prometheus_every),
         tpu_api_endpoint=args.tpu_api_endpoint,
         tpu_node=args.tpu_node,
         node_poll=args.node_poll,

@@ -7,8 +7,10 @@ import sys
 import traceback
 
 from tpuwatch import wire
+from tpuwatch.compiles import watch_jax
 from tpuwatch.monitor import Monitor
 from tpuwatch.progress import Progress
+from tpuwatch.retracing import watch_tf
 
 
 def init(job: str | None = None, **kwargs) -> Monitor:
@@ -24,6 +26,11 @@ def init(job: str | None = None, **kwargs) -> Monitor:
         # The sidecar watches for stalls through this file, and may ask for stacks by signal.
         mon.progress = Progress(mon.spool_dir)
         mon.progress.register_stacks()
+    # JAX's own account of each compilation (no JAX import where the process has none); TF's
+    # retracing warnings (the sidecar reads them from the output instead).
+    mon.hooks.append(watch_jax(mon))
+    if not mon.under_sidecar:
+        mon.hooks.append(watch_tf(mon))
     atexit.register(mon.close)  # what is still queued reaches the spool even without close()
     return mon
 

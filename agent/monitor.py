@@ -18,6 +18,7 @@ from pathlib import Path
 from time import perf_counter
 
 from tpuwatch import checkpoints, config, log, runmeta, wire
+from tpuwatch.asks import Asks
 from tpuwatch.batching import closes_now, encode, step_rows
 from tpuwatch.fit import expand_logs, fit_event, fit_name
 from tpuwatch.loglines import LineQueue
@@ -115,6 +116,7 @@ class Monitor(checkpoints.CheckpointCalls):
         self._writer = SpoolWriter(self.spool_dir, self.stream, None if paced else ROTATE_SECONDS)
         self._spool = Spool(self.spool_dir)
         self.progress: Progress | None = None  # set by init() under the sidecar
+        self.hooks: list = []  # init()'s framework listeners (compiles.py, retracing.py): detached on close
         if want_send and self.server:
             # This process sends this folder: `agent sync` and other agents leave it alone. Taken
             # before meta.json exists, so that nobody sees the folder as an earlier run's leftovers.
@@ -125,13 +127,14 @@ class Monitor(checkpoints.CheckpointCalls):
             self.event(wire.Kind.MODEL_INFO, "", total_steps=int(total_steps))
         self._writer_thread = threading.Thread(target=self._write_loop, name="tpuwatch-writer", daemon=True)
         self._sender_thread: SenderThread | None = None
+        self.asks = Asks()  # what the server asked of this host (the sidecar's sources act on it)
         if want_send:
             if self.server:
                 transport = HttpTransport(
                     self.server, self.token, timeout=5.0, host=f"{config.hostname()}/{self.host_index}"
                 )
                 # One batch per send interval (jittered; longer while the server pushes back).
-                sender = Sender(self._spool, transport, pace=Pace(base=self.send_interval))
+                sender = Sender(self._spool, transport, pace=Pace(base=self.send_interval), asks=self.asks)
                 # The writer wakes the sender for each batch: the poll is only a fallback.
                 self._sender_thread = SenderThread(sender, poll_interval=2.0)
                 self._sender_thread.start()
@@ -292,6 +295,8 @@ class Monitor(checkpoints.CheckpointCalls):
         if self._closed:
             return
         self._closed = True
+        for hook in self.hooks:
+            hook.detach()
         if self.report_exit:
             self.event(wire.Kind.EXIT, "", code=self.exit_code, signal=None)
         try:

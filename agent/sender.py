@@ -24,6 +24,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from tpuwatch import log, wire
+from tpuwatch.asks import Asks
 from tpuwatch.batching import merge_batches, split_batch
 from tpuwatch.spool import Spool, SpoolWriter, read_records
 from tpuwatch.transport import HttpTransport, TransportError
@@ -145,10 +146,11 @@ class Rules:
     (True, 1, 8.0)
     """
 
-    def __init__(self, pace: Pace | None = None) -> None:
+    def __init__(self, pace: Pace | None = None, asks: Asks | None = None) -> None:
         self.stats = Stats()
         self.backoff = Backoff()
         self.pace = pace or Pace()
+        self.asks = asks if asks is not None else Asks()
 
     def sent(self, size: int) -> None:
         """Count a request about to go out (its body as sent)."""
@@ -160,6 +162,7 @@ class Rules:
         ``SPLIT`` (too large: send it in halves) or ``REFUSED`` (unacceptable: retrying cannot
         help); raises ``Retry`` when it must come again later (429, 503, other 5xx)."""
         self.pace.follow(reply.pace)
+        self.asks.hear(reply.ask)
         if reply.ok:
             self.stats.sent_batches += 1
             self.stats.sent_events += events
@@ -203,9 +206,14 @@ class Sender(Rules):
     """Sends what a spool folder holds through one transport."""
 
     def __init__(
-        self, spool: Spool, transport: HttpTransport, max_spool_bytes: int = 1 << 30, pace: Pace | None = None
+        self,
+        spool: Spool,
+        transport: HttpTransport,
+        max_spool_bytes: int = 1 << 30,
+        pace: Pace | None = None,
+        asks: Asks | None = None,
     ):
-        super().__init__(pace)
+        super().__init__(pace, asks)
         self.spool = spool
         self.transport = transport
         self.max_spool_bytes = max_spool_bytes

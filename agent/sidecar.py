@@ -25,7 +25,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from tpuwatch import config, log, provenance, wire
+from tpuwatch import config, log, provenance, retracing, wire
 from tpuwatch.monitor import Monitor
 from tpuwatch.sources import runner as sources
 from tpuwatch.sources.runner import SourceOptions
@@ -110,6 +110,8 @@ class _Tee(threading.Thread):
             if hint in line:
                 self.mon.event(wire.Kind.HANG_HINT, line[:2000], stream=stream.name)
                 break
+        if retracing.MARK in line:  # a tf.function traced again and again: a compile event
+            retracing.record(self.mon, line)
         if DIVERGED_LINE in line:
             self.mon.event(wire.Kind.ERROR, line[:2000], source="log", line=number, first_line=number)
         for err in stream.assembler.feed(line, number):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 INGEST_PATH = "/api/v1/ingest"
 HOST_HEADER = "X-Tpuwatch-Host"
 PACE_HEADER = "X-Tpuwatch-Pace"  # the interval between batches the server asks of this host
+ASK_HEADER = "X-Tpuwatch-Ask"  # what the server asks of this agent (agent/asks.py)
 GZIP_ABOVE = 16 * 1024  # smaller bodies are not worth the CPU
 # What a kept-alive connection the server already closed looks like on the next request.
 STALE = (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected)
@@ -24,6 +25,7 @@ class Reply:
     retry_after: float | None = None
     message: str = ""
     pace: float | None = None
+    ask: str | None = None  # what the server asks of this agent (agent/asks.py)
 
     @property
     def ok(self) -> bool:
@@ -115,10 +117,14 @@ def reply_of(status: int, header, data: bytes) -> Reply:
     and its body.
 
     >>> reply_of(503, {"Retry-After": "2", "X-Tpuwatch-Pace": "6.5"}.get, b'{"detail": "busy"}')
-    Reply(status=503, retry_after=2.0, message='busy', pace=6.5)
+    Reply(status=503, retry_after=2.0, message='busy', pace=6.5, ask=None)
     """
     return Reply(
-        status, _retry_after(header("Retry-After")), _detail(data), _retry_after(header(PACE_HEADER))
+        status,
+        _retry_after(header("Retry-After")),
+        _detail(data),
+        _retry_after(header(PACE_HEADER)),
+        (header(ASK_HEADER) or None),
     )
 
 

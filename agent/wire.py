@@ -61,6 +61,125 @@ class Kind:
     HANG_HINT = "hang_hint"  # a log line that says the device is hung (HANG_DETECTED, ...)
     STACKS = "stacks"  # Python stacks taken when the job stopped making progress
     ARCHIVE = "archive"  # where the full log went: data {"url"}
+    # One sampling round of libtpu's runtime metrics, packed (agent/sources/device_round.py):
+    # data {"c": [chip, ...], "s": {gauge: value | [value per chip of "c"]},
+    #       "d": {distribution: [DEVICE_STATS...] | [[DEVICE_STATS...] per chip of "c"]}}
+    DEVICE = "device"
+    # The TPU cores' state (TPU-Z) read once on the server's ask: data {"cores": [...], "ask": id}
+    CORE_STATE = "core_state"
+    # a compilation: data {"function", "framework", "duration", "trace_s", "lower_s", "compile_s",
+    # "cache": "hit" | "miss", "step"}; a TF retracing warning: {"function", "framework", "retraces"}
+    COMPILE = "compile"
+
+
+# A distribution's statistics in a ``device`` round, in this order (None where unknown).
+DEVICE_STATS = ("p50", "p90", "p99", "p999", "mean")
+
+
+class Ask:
+    """What the server may ask of an agent in the ``X-Tpuwatch-Ask`` header of an ingest answer:
+    ``name=id`` pairs, comma separated; an agent acts once per id (agent/asks.py)."""
+
+    HEADER = "X-Tpuwatch-Ask"
+    CORE_STATE = "core_state"  # read the cores' state once and send it
+
+
+# What the fields of each kind's ``data`` hold, for the fields the server reads; others are kept as
+# sent. Every field may also be null. The server refuses a batch whose event has a field of the
+# wrong type or out of range (422 naming the field), so a page never meets an exit code "oops".
+MAX_STEP = 2**53 - 1  # a step number: exact as a JSON number in a browser, and in a float
+INT32 = (-(2**31), 2**31 - 1)
+# type names: "int32" (an exit code), "count" (0 .. MAX_STEP), "number" (finite), "seconds"
+# (0 .. MAX_DURATION_S), "signal" (text of at most 32 characters), "name" (at most 200), "text",
+# "bool", "list", "object"; a tuple lists the texts allowed.
+EVENT_DATA: dict[str, dict[str, str | tuple[str, ...]]] = {
+    "start": {"argv": "list", "pid": "count", "sidecar_pid": "count"},
+    "exit": {"code": "int32", "signal": "signal"},
+    "error": {"source": "name", "line": "count", "first_line": "count"},
+    "child": {"pid": "count"},
+    "phase": {"name": "name", "state": ("begin", "end")},
+    "checkpoint": {"step": "count", "path": "text", "duration": "seconds", "blocking": "bool"},
+    "restore": {"step": "count", "path": "text", "duration": "seconds"},
+    "epoch": {"epoch": "count", "phase": ("begin", "end"), "step": "count", "logs": "object"},
+    "model_info": {
+        "total_steps": "count",
+        "epochs": "count",
+        "steps_per_epoch": "count",
+        "flops_per_step": "number",
+        "peak_flops": "number",
+    },
+    "node_state": {
+        "node": "text",
+        "state": "name",
+        "health": "name",
+        "likely_cause": "text",
+        "symptoms": "list",
+    },
+    "hang_hint": {"stream": "name"},
+    "stacks": {
+        "pid": "count",
+        "method": "name",
+        "step": "count",
+        "stalled_for": "number",
+        "threshold": "number",
+    },
+    "archive": {"url": "text", "bytes": "count", "error": "text", "local": "text"},
+    "compile": {
+        "function": "name",
+        "framework": "name",
+        "duration": "seconds",
+        "trace_s": "seconds",
+        "lower_s": "seconds",
+        "compile_s": "seconds",
+        "cache": ("hit", "miss"),
+        "step": "count",
+        "retraces": "count",
+    },
+    # The packed values are checked where they are stored (app/device/store.py); a round that is
+    # not as the agent packs it is kept as a plain event.
+    "device": {"c": "list", "s": "object", "d": "object"},
+    "core_state": {"cores": "list", "ask": "name", "error": "text"},
+}
+
+
+def data_problem(kind: str, data: dict) -> str | None:
+    """What is wrong with an event's ``data`` for its kind, naming the field, or None.
+
+    >>> data_problem("exit", {"code": 1, "signal": None}) is None
+    True
+    >>> data_problem("phase", {"state": "sideways"})
+    "data.state of an event of kind 'phase' must be one of begin, end, not 'sideways'"
+    """
+    for name, want in EVENT_DATA.get(kind, {}).items():
+        value = data.get(name)
+        if value is None:
+            continue
+        need = _problem(want, value)
+        if need:
+            return f"data.{name} of an event of kind {kind!r} must be {need}, not {repr(value)[:40]}"
+    return None
+
+
+def _problem(want, value) -> str | None:
+    integer = isinstance(value, int) and not isinstance(value, bool)
+    number = (integer or isinstance(value, float)) and value == value and abs(value) != float("inf")
+    if isinstance(want, tuple):
+        return None if value in want else "one of " + ", ".join(want)
+    if want == "int32":
+        ok = integer and INT32[0] <= value <= INT32[1]
+        return None if ok else f"an integer from {INT32[0]} to {INT32[1]}"
+    if want == "count":
+        return None if integer and 0 <= value <= MAX_STEP else f"an integer from 0 to {MAX_STEP}"
+    if want == "number":
+        return None if number else "a finite number"
+    if want == "seconds":
+        return None if number and 0 <= value <= MAX_DURATION_S else f"seconds from 0 to {MAX_DURATION_S:g}"
+    if want in ("signal", "name", "text"):
+        longest = {"signal": 32, "name": 200, "text": MAX_MESSAGE_CHARS}[want]
+        fits = isinstance(value, str) and len(value) <= longest
+        return None if fits else f"text of at most {longest} characters"
+    kinds = {"bool": bool, "list": list, "object": dict}
+    return None if isinstance(value, kinds[want]) else f"a JSON {want}"
 
 
 class Phase:
@@ -99,6 +218,14 @@ class MetricName:
     DEVICE_PREFIX = "tpu."  # device metrics; every other name is a training metric (loss, lr, ...)
 
     DEVICE = (HBM_USED, HBM_TOTAL, DUTY_CYCLE)
+
+    # The input pipeline's own figures (Grain, from the local Prometheus endpoint): drawn on the
+    # input-wait chart, never among the training metrics.
+    PIPELINE_PREFIX = "pipeline."
+    GRAIN_NEXT = "pipeline.grain.next_s"  # mean seconds per next() on the dataset
+    GRAIN_SOURCE_READ = "pipeline.grain.source_read_s"  # mean seconds per read from the source
+    GRAIN_BUFFER_READY = "pipeline.grain.buffer_ready"  # mean prefetch buffers ready
+    GRAIN_READ_RATE = "pipeline.grain.read_bytes_per_s"  # bytes read from the data sources
 
 
 def batch(

@@ -26,6 +26,8 @@ DOMAINS = (
     "alerts",
     "goodput",
     "slice",
+    "device",
+    "compiles",
 )
 
 

@@ -59,6 +59,7 @@ def _upgrade(args: argparse.Namespace) -> int:
 
 def _prune(args: argparse.Namespace) -> int:
     from tpuwatch.server.db import make_engine, make_sessionmaker, transaction, upgrade
+    from tpuwatch.server.device.store import prune as prune_device_rounds
     from tpuwatch.server.ingest import keys
     from tpuwatch.server.logs.service import prune as prune_log_lines
     from tpuwatch.server.series.rollups import prune_raw_steps
@@ -73,6 +74,7 @@ def _prune(args: argparse.Namespace) -> int:
         with transaction(make_sessionmaker(engine)) as session:
             done = prune_raw_steps(session, args.raw_older_than)
             lines = prune_log_lines(session, args.raw_older_than)  # the live log: raw data too
+            rounds = prune_device_rounds(session, args.raw_older_than)  # libtpu's metrics too
         gone = keys.prune_past_window(
             make_sessionmaker(engine), settings.ingest_max_age_days, settings.ingest_max_ahead_seconds, 1e9
         )
@@ -81,7 +83,7 @@ def _prune(args: argparse.Namespace) -> int:
     print(
         f"pruned {done['deleted']} raw steps older than {args.raw_older_than:g} days from {done['jobs']} "
         f"job(s) ({done['partitions']} day partition(s) dropped); "
-        f"rollups rebuilt first for {done['rebuilt']}; {lines} live-log lines; "
+        f"rollups rebuilt first for {done['rebuilt']}; {lines} live-log lines; {rounds} device rounds; "
         f"{gone} batch-key rows past the ingest window"
     )
     return 0
@@ -118,14 +120,28 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         log_level=args.log_level,
-        proxy_headers=True,
+        **uvicorn_options(settings),
+    )
+    return 0
+
+
+def uvicorn_options(settings) -> dict:
+    """How `tpuwatch server` runs uvicorn: the front door's connection limits (security/connections.py;
+    worker processes read them from the environment), X-Forwarded-For believed only from the proxies
+    named in TPUWATCH_FORWARDED_ALLOW_IPS (none by default: the throttles key on the address)."""
+    from tpuwatch.server.security.connections import GuardedProtocol
+
+    proxies = settings.forwarded_allow_ips.strip()
+    return dict(
+        http=GuardedProtocol,
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies or None,
         server_header=False,
         # Under any load SIGTERM stops the server within seconds: requests still running then are
         # cut off (agents keep their batches and send them again), never waited on for ever.
         timeout_graceful_shutdown=max(1, round(settings.graceful_shutdown_seconds)),
         limit_concurrency=settings.max_connections,
     )
-    return 0
 
 
 def _redact(url: str) -> str:

@@ -23,6 +23,8 @@ class SourceOptions:
     metrics_port: int = 8431
     metrics_host: str = "localhost"
     metrics_every: float = 5.0
+    prometheus_port: int = 9431  # Orbax / Grain metrics (sources/local_prometheus.py); 0: off
+    prometheus_every: float = 5.0
     tpu_api_endpoint: str | None = None
     tpu_node: str | None = None
     node_poll: float = 45.0
@@ -91,6 +93,11 @@ def start_sources(mon, options: SourceOptions, ident: dict) -> Running:
 
             address = f"{options.metrics_host}:{options.metrics_port}"
             running.threads.append(TpuMetricsSource(mon, address, every=options.metrics_every).start())
+        if options.prometheus_port > 0:
+            from tpuwatch.sources.local_prometheus import LocalPrometheusSource, ports_from_env
+
+            ports = ports_from_env(options.prometheus_port)
+            running.threads.append(LocalPrometheusSource(mon, ports, every=options.prometheus_every).start())
         from tpuwatch.sources.node_state import NodeStateSource, node_path
 
         node = node_path(ident, options.tpu_node)

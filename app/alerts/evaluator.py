@@ -15,7 +15,7 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from tpuwatch.server.alerts import diverged, messages
+from tpuwatch.server.alerts import diverged, fairness, messages, recompiles, straggler
 from tpuwatch.server.alerts.marks import ACTIVE_HORIZON_S, EventMarks
 from tpuwatch.server.alerts.rules import JobFacts, Verdict, judge, needs_stall_facts
 from tpuwatch.server.alerts.speed import SpeedTracker
@@ -51,6 +51,9 @@ class Evaluator:
         self._marks = EventMarks()
         self._gaps: dict[int, tuple[int | None, list[float]]] = {}
         self._speed = SpeedTracker(settings)
+        self._stragglers = straggler.StragglerTracker(settings)
+        self._compiles = recompiles.RecompileTracker()
+        self._budget = fairness.NotifyBudget(settings.alert_project_max_per_minute)
         self.judged = 0  # jobs judged by the last pass
 
     # -- facts --------------------------------------------------------------------------------
@@ -101,6 +104,7 @@ class Evaluator:
             f.hang_lines = [line for ts, line in (m.hangs or []) if ts > after]
             f.gaps = self._step_gaps(session, job)
             f.host_lines = stopped_first(session, job, now).lines
+            f.core_lines = straggler.core_lines(session, job.id, now)
             f.duty_cycle_max = session.scalar(
                 select(Metric.value)
                 .where(
@@ -115,6 +119,8 @@ class Evaluator:
             )
             f.speed = self._speed.facts(session, job, last, now)
             f.floors = self._speed.floors(session, job, now)
+            f.straggler = self._stragglers.lines(session, job, now)
+            f.compiles = self._compiles.facts(session, job)
         return f
 
     def _step_gaps(self, session: Session, job: Job) -> list[float]:
@@ -177,6 +183,8 @@ class Evaluator:
         live = {job.id for job, _ in candidates}
         self._gaps = {k: v for k, v in self._gaps.items() if k in live}
         self._speed.forget(live)
+        self._stragglers.forget(live)
+        self._compiles.forget(live)
         self._marks.forget(live)
         for job, project in candidates:
             f = self.facts(session, job, project, now)
@@ -185,12 +193,38 @@ class Evaluator:
             if said in ("failed", diverged.CONDITION) and (alert is None or alert.condition != said):
                 f.error_title = self._error_title(session, job.id)
             self._speed.refresh_bar(session, job, now)
-            verdict = diverged.judge_diverged(f) or judge(f, now, self.settings)
+            verdict = (
+                diverged.judge_diverged(f)
+                or judge(f, now, self.settings)
+                or recompiles.judge_recompiling(f, now)
+            )
             action = self._apply(session, job, f, verdict, alert, now)
             if action:
                 done.append(action)
         self._speed.refresh_ended(session, now)
+        for held in self._budget.summaries(now):
+            self._summarise(session, held, now)
         return done
+
+    def _summarise(self, session: Session, held, now: float) -> None:
+        subject, text = fairness.summary_text(held, self._budget.per_minute, self.settings.public_url)
+        alert = session.get(Alert, held.alert_id)
+        for channel, target in targets(session, self.settings, alert.project_id) if alert else []:
+            body = {"text": text} if channel == "email" else {"text": text, "summary": dict(held.counts)}
+            session.add(
+                AlertDelivery(
+                    alert_id=alert.id,
+                    kind="summary",
+                    channel=channel,
+                    target=target,
+                    subject=subject,
+                    body=body,
+                    status="pending",
+                    attempts=0,
+                    created_at=now,
+                    next_attempt_at=now,
+                )
+            )
 
     def write_bars(self, session: Session) -> None:
         """Store the overview bars the last pass computed (its own short transaction: speed.py)."""
@@ -209,6 +243,9 @@ class Evaluator:
             return self._transition(
                 session, job, f, alert, now, "changed", "firing", verdict, send=not silenced, clear_ack=True
             )
+        if straggler.core_news(verdict.details, alert.details):  # where the cores are: said once
+            send = not silenced and alert.acked_at is None
+            return self._transition(session, job, f, alert, now, "changed", "firing", verdict, send=send)
         if silenced:
             return None
         if alert.notified_at is None:  # fired while silenced; the silence is over
@@ -235,6 +272,7 @@ class Evaluator:
         if not insert_ignore(session, Alert.__table__, values, ["open_key"]):
             return None  # another evaluator opened it first
         alert = session.scalar(select(Alert).where(Alert.open_key == job.id))
+        straggler.ask_cores_on_stall(session, job.id, verdict.condition, now)
         self._log(session, alert.id, now, "fired", verdict.summary)
         self._enqueue(session, alert, f, "firing", now)
         self._mark_job(session, job.id, verdict.condition)
@@ -304,6 +342,8 @@ class Evaluator:
     def _enqueue(
         self, session: Session, alert: Alert, f: JobFacts, kind: str, now: float, reason: str = ""
     ) -> None:
+        if not self._budget.take(alert.project_id, f.project, alert.condition, alert.id, now):
+            return  # past the project's notifications a minute: summed up (fairness.py)
         msg = messages.build(
             kind,
             project=f.project,

@@ -18,6 +18,7 @@ TITLES = {
     "slowdown": "slowed down",
     "low_goodput": "goodput under the floor",
     "low_mfu": "MFU under the floor",
+    "recompiling": "recompiling again and again",
 }
 RECOVERY = {
     "diverged": "the job is no longer diverged",
@@ -29,6 +30,8 @@ RECOVERY = {
     "slowdown": "the step time is back to usual",
     "low_goodput": "goodput is back over the floor",
     "low_mfu": "MFU is back over the floor",
+    "straggler": "no host stands out any more",
+    "recompiling": "no recompilation for 10 minutes",
 }
 
 

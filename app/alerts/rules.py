@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from tpuwatch.server.alerts import slowdown
 from tpuwatch.server.alerts.slowdown import FloorFacts, SpeedFacts
+from tpuwatch.server.alerts.straggler import judge_straggler
 from tpuwatch.server.settings import Settings
 
 CONDITIONS = (
@@ -26,6 +27,8 @@ CONDITIONS = (
     "slowdown",
     "low_goodput",
     "low_mfu",
+    "straggler",
+    "recompiling",
 )
 # A step interval this many MADs above the median, or this many medians, is no longer noise.
 K_MAD = 20.0
@@ -65,7 +68,10 @@ class JobFacts:
     speed: SpeedFacts | None = None  # recent step intervals and the job's usual one (slowdown)
     floors: FloorFacts | None = None  # goodput / MFU against the project's floors
     host_lines: list[str] = field(default_factory=list)  # which host of a slice stopped first
+    core_lines: list[str] = field(default_factory=list)  # where the cores are (app/device/cores.py)
+    straggler: list[str] = field(default_factory=list)  # a persistent device straggler (app/device)
     diverged_at: float | None = None  # its loss went NaN or infinite (alerts/diverged.py)
+    compiles: list | None = None  # compilations per function (alerts/recompiles.py)
 
     def phase_open(self) -> bool:
         return self.phase_began_at is not None and (self.phase_ended_at or 0) < self.phase_began_at
@@ -135,7 +141,10 @@ def judge(f: JobFacts, now: float, settings: Settings) -> Verdict | None:
     stalled = _stall(f, now, settings)
     if stalled is not None or f.phase_open():
         return stalled
-    found = slowdown.judge_slowdown(f.speed, now, settings) or slowdown.judge_floors(f.floors)
+    found = slowdown.judge_slowdown(f.speed, now, settings)
+    if found and f.straggler:  # a slowdown with the host the device says the others wait for
+        found = (found[0], "\n".join([found[1], *f.straggler]), {**found[2], "straggler": f.straggler})
+    found = found or slowdown.judge_floors(f.floors) or judge_straggler(f.straggler)
     return Verdict(*found) if found else None
 
 
@@ -180,6 +189,7 @@ def _with_evidence(summary: str, f: JobFacts) -> str:
         lines.append(f"device busy: TPU duty cycle up to {f.duty_cycle_max:.0f}% in the last minutes")
     for line in f.hang_lines[-2:]:
         lines.append(f"log: {line.strip()[:300]}")
+    lines.extend(f"cores: {line}" for line in f.core_lines)
     lines.extend(f.host_lines)
     return "\n".join(lines)
 
@@ -188,6 +198,8 @@ def _details(f: JobFacts, silent: float, phase_s: float | None) -> dict:
     d: dict = {"silent_s": round(silent, 1), "last_step": f.last_step, "hang_lines": f.hang_lines[-2:]}
     if f.host_lines:
         d["hosts"] = f.host_lines
+    if f.core_lines:
+        d["cores"] = f.core_lines
     if f.duty_cycle_max is not None:
         d["duty_cycle_max"] = f.duty_cycle_max
     if phase_s is not None:

@@ -31,7 +31,14 @@ Group = Callable[[Session, Job, Settings], dict]
 
 
 def steps(session: Session, job: Job, settings: Settings) -> dict:
-    return {m: charts.step_figure(step_series(session, job), m) for m in ("step_time", "input_wait")}
+    from tpuwatch.server.metrics.pipeline import input_wait_traces
+
+    figs = {m: charts.step_figure(step_series(session, job), m) for m in ("step_time", "input_wait")}
+    pipeline = input_wait_traces(session, job)  # Grain's timings, where the job reported them
+    if pipeline:
+        figs["input_wait"]["data"].extend(pipeline)
+        figs["input_wait"]["layout"]["showlegend"] = True
+    return figs
 
 
 def device(session: Session, job: Job, settings: Settings) -> dict:
@@ -61,10 +68,25 @@ def slice_group(session: Session, job: Job, settings: Settings) -> dict:
     return {k: json.loads(v) for k, v in slice_figures(slice_data(session, job)).items()}
 
 
+def tpu(session: Session, job: Job, settings: Settings) -> dict:
+    """Every runtime metric the hosts' libtpu served (app/device)."""
+    from tpuwatch.server.device.service import chart_group
+
+    return chart_group(session, job)
+
+
 def clock(session: Session, job: Job, settings: Settings) -> dict:
     """The job's clock (step, time) pairs: how static/js/xaxis.js puts step and time series on
     one axis."""
     return {"clock": step_clock(session, job)}
+
+
+def compiles(session: Session, job: Job, settings: Settings) -> dict:
+    from tpuwatch.server.compiles.charts import compiles_figure
+    from tpuwatch.server.compiles.service import job_compiles
+
+    fig = compiles_figure(job_compiles(session, job))
+    return {"compiles": fig} if fig else {}
 
 
 GROUPS: dict[str, Group] = {
@@ -73,7 +95,9 @@ GROUPS: dict[str, Group] = {
     "goodput": goodput,
     "training": training,
     "slice": slice_group,
+    "tpu": tpu,
     "clock": clock,
+    "compiles": compiles,
 }
 
 

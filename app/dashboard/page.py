@@ -8,6 +8,8 @@ import statistics
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from tpuwatch.server.compiles.cards import with_measured
+from tpuwatch.server.compiles.service import job_compiles
 from tpuwatch.server.dashboard.schemas import HostRow, JobPage
 from tpuwatch.server.dashboard.timeline import timeline
 from tpuwatch.server.goodput.service import page_goodput
@@ -169,9 +171,9 @@ def perf_card_dicts(
 
 
 def load_events(session: Session, job_id: int, limit: int = 2000) -> list[Event]:
-    return list(
-        session.scalars(select(Event).where(Event.job_id == job_id).order_by(Event.ts, Event.id).limit(limit))
-    )
+    """The job's events but its compilations (thousands in a JAX program: app/compiles reads them)."""
+    q = select(Event).where(Event.job_id == job_id, Event.kind != Kind.COMPILE)
+    return list(session.scalars(q.order_by(Event.ts, Event.id).limit(limit)))
 
 
 def annotate_unknowns(session: Session, job: Job, cards: list[dict]) -> None:
@@ -196,6 +198,7 @@ def job_page(
     early = silent.ended_early_card(job, detail.status, events)
     if early is not None and not any(c.get("category") == "nan_inf" for c in cards):  # divergence says why
         cards.append(early)
+    compiles = job_compiles(session, job)
     no_steps = StepSeries(job_id=job.id, points=points, total_steps=job.steps, series=[])
     return JobPage(
         job=detail,
@@ -205,7 +208,8 @@ def job_page(
         failure=failure(detail.status, cards),
         stacks=latest_stacks(events) if detail.status in STOPPED else None,
         config=run_config(events),
-        perf_cards=perf_card_dicts(session, job, hosts, job_facts(job, events), fig),
+        perf_cards=with_measured(perf_card_dicts(session, job, hosts, job_facts(job, events), fig), compiles),
+        compiles=compiles,
         figures=fig.as_dict(),
         timeline=timeline(session, job, events),
         steps=no_steps if big or not series else step_series(session, job, points=points),

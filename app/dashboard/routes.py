@@ -8,9 +8,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from tpuwatch.server.bounds import MAX_ID, HostQ
 from tpuwatch.server.dashboard import chartdata, charts, overview, page
 from tpuwatch.server.dashboard.schemas import JobPage, Overview
 from tpuwatch.server.deps import JobDep, PageJobDep, ReaderDep, SessionDep, SettingsDep, ViewerDep
+from tpuwatch.server.device.service import page_context as device_context
 from tpuwatch.server.jobs.routes import NameQ, ProjectQ, StatusQ
 from tpuwatch.server.logs.service import tail
 from tpuwatch.server.slice.page import page_context
@@ -92,8 +94,8 @@ def job_page(
     session: SessionDep,
     settings: SettingsDep,
     format: FormatQ = "html",
-    log_host: Annotated[int | None, Query(ge=0)] = None,
-    log_line: Annotated[int | None, Query(ge=1)] = None,
+    log_host: HostQ = None,
+    log_line: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
 ):
     data = page.job_page(session, job, settings, series=format == "json")
     if format == "json":
@@ -110,6 +112,7 @@ def job_page(
         "around": around,
         "around_host": log_host if around else None,
         **page_context(session, job, data.job.hosts),
+        **device_context(session, job, settings),
     }
     return render(request, "jobs/detail.html", context, principal=principal)
 

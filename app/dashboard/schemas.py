@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from tpuwatch.server.compiles.schemas import JobCompiles
 from tpuwatch.server.goodput.schemas import JobGoodput, MfuPoint, RunGoodput
 from tpuwatch.server.jobs.schemas import HostOut, JobDetail, JobOut
 from tpuwatch.server.metrics.schemas import TrainingSeries
@@ -65,3 +66,4 @@ class JobPage(BaseModel):
     goodput: JobGoodput | None = None  # where this attempt's time went
     run_goodput: RunGoodput | None = None  # its training run, when relaunched
     mfu_points: list[MfuPoint] = []
+    compiles: JobCompiles | None = None  # what the framework compiled (app/compiles)

@@ -15,6 +15,8 @@ cause, so the parts add up to the total by construction:
 - ``lost_work`` also takes the productive time of the steps after the step the next attempt
   resumed from (they are done again).
 
+Where the framework timed its compilations (``compile`` events: JAX's trace, lowering and backend
+compile), those intervals are ``compile`` and the long-step guess above is not made.
 Checkpoint saves and restores are ``checkpoint``; a ``compile`` phase is ``compile``; any other
 phase (``eval``, ...) is ``other`` and is listed by name in ``phases``.
 """
@@ -60,7 +62,10 @@ class AttemptFacts:
     width: int = 16  # steps per bucket
     steady: float | None = None  # the steady step time, seconds
     saving: list[Interval] = field(default_factory=list)  # checkpoint saves and restores, merged
-    compiling: list[Interval] = field(default_factory=list)  # explicit compile phases
+    compiling: list[Interval] = field(default_factory=list)  # compile phases and timed compilations
+    # The framework timed its compilations (JAX): those are the compile share, and long steps are
+    # no longer taken for compilations.
+    measured_compile: bool = False
     phases: dict[str, list[Interval]] = field(default_factory=dict)  # any other phase, by name
     saves: list[tuple[float, int]] = field(default_factory=list)  # (ts, step) of checkpoint saves
     restores: list[tuple[float, int]] = field(default_factory=list)  # (ts, step) resumed from
@@ -183,10 +188,11 @@ def breakdown(f: AttemptFacts, lost_after: int | None = None, boundary: tuple | 
         step_time = min(b.sum_d, nonphase - wait)
         gap = nonphase - wait - step_time
         absorbed = b.sum_d - step_time  # a phase inside a step (a save from a Keras batch hook)
-        excess = 0.0
-        if i == 0:
+        excess = 0.0  # compile time guessed from long steps, where the framework timed none
+        if i == 0 and not f.measured_compile:
             excess += max(0.0, first_d - steady)
-        if b.max_d > recompile_at and not (i == 0 and b.max_step == f.first_step[0]):
+        first_one = i == 0 and b.max_step == f.first_step[0]
+        if b.max_d > recompile_at and not first_one and not f.measured_compile:
             excess += b.max_d - steady
         excess = min(step_time, max(0.0, excess - absorbed))
         bad["input"] += wait

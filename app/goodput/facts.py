@@ -23,7 +23,7 @@ from tpuwatch.wire import Kind, Phase
 
 MAX_BUCKETS = 8192  # rollup rows one attempt's breakdown reads at most (a finer level when it fits)
 STEADY_WINDOW = 2000  # recent raw steps whose median is the steady step time
-EVENT_KINDS = (Kind.PHASE, Kind.CHECKPOINT, Kind.RESTORE, Kind.MODEL_INFO)
+EVENT_KINDS = (Kind.PHASE, Kind.CHECKPOINT, Kind.RESTORE, Kind.MODEL_INFO, Kind.COMPILE)
 
 
 def attempt_end(job: Job, settings: Settings, now: float) -> tuple[float, str]:
@@ -96,7 +96,7 @@ def _intervals(events, end: float):
     """Phase intervals by name, and checkpoint/restore events, from the job's events."""
     open_: dict[tuple, float] = {}
     phases: dict[str, list] = {}
-    saving, saves, restores, info = [], [], [], []
+    saving, saves, restores, info, compiled = [], [], [], [], []
     for host, ts, kind, data in events:
         data = data if isinstance(data, dict) else {}
         if kind == Kind.PHASE:
@@ -114,12 +114,16 @@ def _intervals(events, end: float):
                 (saves if kind == Kind.CHECKPOINT else restores).append((ts, step))
         elif kind == Kind.MODEL_INFO:
             info.append((host, data))
+        elif kind == Kind.COMPILE:  # the framework's own timing of a compilation (agent/compiles.py)
+            dur = data.get("duration")
+            if isinstance(dur, (int, float)) and not isinstance(dur, bool) and 0 < dur < 86400:
+                compiled.append((ts - float(dur), ts))
     for (_, name), began in open_.items():  # began and never ended: it ran until the end
         phases.setdefault(name, []).append((began, max(began, end)))
     for name in Phase.SAVING:
         saving.extend(phases.pop(name, []))
-    compiling = phases.pop(Phase.COMPILE, [])
-    return phases, saving, compiling, sorted(saves), sorted(restores), info
+    compiling = phases.pop(Phase.COMPILE, []) + compiled
+    return phases, saving, compiling, sorted(saves), sorted(restores), info, bool(compiled)
 
 
 def load_events(session: Session, job_id: int):
@@ -155,7 +159,7 @@ def attempt_facts(
     if buckets:
         end = max(end, buckets[-1].last_ts)  # an agent clock ahead of the server's
     start = min(job.started_at, end)
-    phases, saving, compiling, saves, restores, info = _intervals(load_events(session, job.id), end)
+    phases, saving, compiling, saves, restores, info, measured = _intervals(load_events(session, job.id), end)
     facts = AttemptFacts(
         job_id=job.id,
         start=start,
@@ -168,6 +172,7 @@ def attempt_facts(
         steady=steady,
         saving=saving,
         compiling=compiling,
+        measured_compile=measured,
         phases=phases,
         saves=saves,
         restores=restores,

@@ -9,7 +9,7 @@ import time
 import zlib
 
 import anyio.to_thread
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import ValidationError
 from starlette.requests import ClientDisconnect
 
@@ -17,6 +17,7 @@ from tpuwatch.server.deps import SettingsDep, bearer_token, check_throttle, chec
 from tpuwatch.server.ingest.schemas import Batch, BatchAdapter, IngestResult, TimeWindow
 from tpuwatch.server.ingest.writer import Delivery
 from tpuwatch.server.settings import Settings
+from tpuwatch.wire import Ask
 
 api = APIRouter(prefix="/api/v1", tags=["ingest"])
 
@@ -66,7 +67,7 @@ async def read_body(request: Request, limit: int, decoded_limit: int) -> bytes:
 
 
 @api.post("/ingest", response_model=IngestResult, openapi_extra=_BODY_SCHEMA)
-async def ingest(request: Request, settings: SettingsDep):
+async def ingest(request: Request, response: Response, settings: SettingsDep):
     """Store one batch from an agent. Idempotent on (stream, seq, part).
 
     The body is read on the event loop and checked in a worker thread (at most
@@ -92,6 +93,9 @@ async def ingest(request: Request, settings: SettingsDep):
         result = await asyncio.wait_for(asyncio.wrap_future(future), settings.ingest_store_timeout_seconds)
         if pacing is not None:
             pacing.took(time.monotonic() - started)  # a writer falling behind slows the hosts
+        asks = getattr(state, "device_asks", None)  # the cores' state, asked of a stalled job's hosts
+        if asks is not None and (header := asks.header_for(result.job_id)):
+            response.headers[Ask.HEADER] = header
         return result
     except TimeoutError:
         if pacing is not None:

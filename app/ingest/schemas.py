@@ -34,6 +34,8 @@ Finite = Annotated[float, Field(allow_inf_nan=False)]
 # What fits the BIGINT / INTEGER columns: a larger number is a 422 here, not a driver error later.
 Int64 = Annotated[int, Field(ge=0, le=2**63 - 1)]
 Int32 = Annotated[int, Field(ge=0, le=2**31 - 1)]
+# A step number: a slice's range, a chart's axis and a browser's JSON all hold it exactly.
+Step = Annotated[int, Field(ge=0, le=wire.MAX_STEP)]
 NO_NUL = r"^[^\x00]*$"  # PostgreSQL text cannot hold U+0000; SQLite would, so refuse it on both
 
 
@@ -105,14 +107,27 @@ class RunInfo(BaseModel):
 
 
 # [step, end time, duration, input wait]
-StepRow = tuple[Int64, Time, Seconds, Seconds]
+StepRow = tuple[Step, Time, Seconds, Seconds]
+
+
+def _typed_data(row: tuple) -> tuple:
+    """The data fields the server reads have the type of their kind (wire.EVENT_DATA): an exit code
+    "oops" is refused here, not met by every page that shows the job."""
+    problem = wire.data_problem(row[1], row[3]) if row[3] else None
+    if problem:
+        raise ValueError(problem)
+    return row
+
+
 # [time, kind, message, data]
-EventRow = tuple[Time, Text(32), Text(wire.MAX_MESSAGE_CHARS, min_length=0), EventData]
+EventRow = Annotated[
+    tuple[Time, Text(32), Text(wire.MAX_MESSAGE_CHARS, min_length=0), EventData], AfterValidator(_typed_data)
+]
 # [time, name, chip, value] or [time, name, chip, value, step] (training metrics: loss, lr, ...);
 # a NaN value is kept (a NaN loss is news) and stored as NULL
 MetricRow = (
     tuple[Time, Text(100), Int32 | None, float | None]
-    | tuple[Time, Text(100), Int32 | None, float | None, Int64 | None]
+    | tuple[Time, Text(100), Int32 | None, float | None, Step | None]
 )
 
 

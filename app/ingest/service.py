@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from tpuwatch.server.auth.principal import Principal
 from tpuwatch.server.db import bulk_insert, insert_ignore
+from tpuwatch.server.device.store import split_rounds, store_rounds
 from tpuwatch.server.ingest import keys
 from tpuwatch.server.ingest.group import Group, greatest, least, plain
 from tpuwatch.server.ingest.schemas import Batch, IngestResult
@@ -189,8 +190,10 @@ def store(session: Session, pending: list[Pending]) -> list[IngestResult]:
 def _store_extras(session: Session, job_id: int, batch: Batch) -> None:
     """Events, metrics and log lines: rarer than steps, stored batch by batch."""
     host = batch.run.host
-    if batch.events:
-        events = classify_events(batch.events)
+    events, rounds = split_rounds(batch.events)
+    store_rounds(session, job_id, host, rounds)
+    if events:
+        events = classify_events(events)
         session.execute(
             insert(Event),
             [

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from tpuwatch.server.bounds import OffsetQ
 from tpuwatch.server.deps import JobDep, ReaderDep, SessionDep, SettingsDep
 from tpuwatch.server.jobs import service
 from tpuwatch.server.jobs.schemas import EventList, JobDetail, JobList
@@ -27,7 +28,7 @@ def list_jobs(
     name: NameQ = None,
     project: ProjectQ = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: OffsetQ = 0,
 ):
     """The jobs of the token's project, newest first, finished ones included."""
     return service.list_jobs(

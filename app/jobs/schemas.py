@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Annotated, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, BeforeValidator
+
+
+def _stored_int(value: Any) -> int | None:
+    """An exit code as stored: ingest types it now, but an older server stored what it was sent
+    (SQLite keeps "oops" in an INTEGER column); a page shows no code rather than fail for everyone."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return int(value) if value == int(value) else None
+
+
+def _stored_text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+StoredInt = Annotated[int | None, BeforeValidator(_stored_int)]
+StoredText = Annotated[str | None, BeforeValidator(_stored_text)]
 
 
 class HostOut(BaseModel):
@@ -13,8 +30,8 @@ class HostOut(BaseModel):
     started_at: float
     last_seen_at: float
     ended_at: float | None
-    exit_code: int | None
-    exit_signal: str | None
+    exit_code: StoredInt
+    exit_signal: StoredText
     steps: int
     last_step: int | None
     last_step_at: float | None
@@ -56,8 +73,8 @@ class JobOut(BaseModel):
     started_at: float
     ended_at: float | None
     last_seen_at: float
-    exit_code: int | None
-    exit_signal: str | None
+    exit_code: StoredInt
+    exit_signal: StoredText
     url: str
     label: RunLabel | None = None
 

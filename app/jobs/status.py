@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sqlalchemy import and_
+
 from tpuwatch.server.models import Job
 from tpuwatch.server.settings import Settings
 
@@ -40,3 +42,17 @@ def outcome(job: Job, now: float, settings: Settings) -> str:
     elif now - job.last_step_at > max(settings.stall_floor_seconds, 20 * (job.step_time_p50 or 0)):
         return "stalled"
     return "running"
+
+
+def might_be(status: str, now: float, settings: Settings):
+    """A SQL condition that every job whose ``effective_status`` is ``status`` meets (a superset:
+    the exact status is decided in Python), so a filtered list reads the jobs that can match, not
+    the whole history."""
+    if status == "diverged":
+        return Job.diverged_at.is_not(None)
+    if status in ("failed", "succeeded"):
+        return and_(Job.diverged_at.is_(None), Job.status == status)
+    alive = and_(Job.diverged_at.is_(None), Job.status.not_in(("failed", "succeeded")))
+    if status == "lost":
+        return and_(alive, Job.last_seen_at <= now - settings.lost_after_seconds)
+    return and_(alive, Job.last_seen_at >= now - settings.lost_after_seconds)

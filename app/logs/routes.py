@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 
+from tpuwatch.server.bounds import MAX_ID, HostQ, LineQ
 from tpuwatch.server.deps import JobDep, PageJobDep, SessionDep, ViewerDep
 from tpuwatch.server.logs.schemas import LogPage
 from tpuwatch.server.logs.service import tail
@@ -15,11 +16,10 @@ from tpuwatch.server.web import render
 api = APIRouter(prefix="/api/v1", tags=["logs"])
 pages = APIRouter(tags=["pages"])
 
-HostQ = Annotated[int | None, Query(ge=0)]
 LevelQ = Annotated[Literal["", "error", "warning", "info"], Query()]
 TextQ = Annotated[str, Query(max_length=200)]
-AfterQ = Annotated[int | None, Query(ge=0)]
-AroundQ = Annotated[int | None, Query(ge=1)]
+AfterQ = LineQ
+AroundQ = Annotated[int | None, Query(ge=1, le=MAX_ID)]
 LimitQ = Annotated[int, Query(ge=1, le=5000)]
 
 

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from tpuwatch.server.bounds import ChipQ, HostQ, StepQ, TimeQ
 from tpuwatch.server.deps import JobDep, SessionDep
 from tpuwatch.server.metrics.schemas import MetricList, TrainingSeries
 from tpuwatch.server.metrics.service import metric_series
@@ -19,9 +20,9 @@ def get_metrics(
     job: JobDep,
     session: SessionDep,
     name: Annotated[str | None, Query(max_length=100)] = None,
-    host: Annotated[int | None, Query(ge=0)] = None,
-    chip: Annotated[int | None, Query(ge=0)] = None,
-    since: Annotated[float | None, Query()] = None,
+    host: HostQ = None,
+    chip: ChipQ = None,
+    since: TimeQ = None,
     limit: Annotated[int, Query(ge=1, le=100000)] = 20000,
 ):
     """Samples of ``name`` (e.g. ``tpu.hbm.used_bytes``) per (host, chip); without ``name``, the
@@ -34,7 +35,7 @@ def get_training(
     job: JobDep,
     session: SessionDep,
     points: Annotated[int, Query(ge=10, le=20000)] = 1000,
-    since_step: Annotated[int | None, Query(ge=0)] = None,
+    since_step: StepQ = None,
 ):
     """Training metrics (loss first, a Keras ``val_`` twin on its metric's chart, grouped by
     ``section/`` prefix), each line downsampled to at most ``points`` points."""

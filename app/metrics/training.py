@@ -57,7 +57,11 @@ def training_series(
 
     ``since_step`` keeps the samples from that step on (the post-mortem's "before the end").
     A line of more than ``RAW_LIMIT`` samples is read as buckets (series/buckets.py)."""
-    where = [Metric.job_id == job_id, ~Metric.name.startswith(MetricName.DEVICE_PREFIX, autoescape=True)]
+    where = [
+        Metric.job_id == job_id,
+        ~Metric.name.startswith(MetricName.DEVICE_PREFIX, autoescape=True),
+        ~Metric.name.startswith(MetricName.PIPELINE_PREFIX, autoescape=True),  # the input-wait chart's
+    ]
     if since_step is not None:
         where.append(Metric.step >= since_step)
     # One pass over the lines' samples, bucketed by step: each line's count, whether it has a step

@@ -6,6 +6,7 @@ every table in ``Base.metadata``, which is what Alembic compares the migrations 
 """
 
 from tpuwatch.server.models.alerts import Alert, AlertChannel, AlertDelivery, AlertLog
+from tpuwatch.server.models.device import DeviceAsk, DeviceRound
 from tpuwatch.server.models.jobs import Event, IngestDrop, IngestKey, IngestPart, Job, JobHost
 from tpuwatch.server.models.projects import ApiToken, Project, WebSession
 from tpuwatch.server.models.series import LEVEL_WIDTHS, LogLine, Metric, Step, StepRollup
@@ -16,6 +17,8 @@ __all__ = [
     "AlertChannel",
     "AlertDelivery",
     "AlertLog",
+    "DeviceAsk",
+    "DeviceRound",
     "ApiToken",
     "Event",
     "IngestDrop",

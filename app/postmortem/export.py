@@ -74,7 +74,9 @@ def figures(data: PostMortem) -> dict[str, str]:
 
 
 def context(data: PostMortem, inline: bool) -> dict:
-    ctx = {"pm": data, "figures": figures(data), "inline": inline}
+    from tpuwatch.server.device.service import fmt
+
+    ctx = {"pm": data, "figures": figures(data), "inline": inline, "device_fmt": fmt}
     if inline:
         ctx["assets"] = assets()
     return ctx

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from tpuwatch.server.device.schemas import DeviceView
 from tpuwatch.server.goodput.schemas import JobGoodput, MfuPoint, RunGoodput
 from tpuwatch.server.jobs.schemas import JobDetail
 from tpuwatch.server.metrics.schemas import TrainingSeries
@@ -69,3 +70,5 @@ class PostMortem(BaseModel):
     run_goodput: RunGoodput | None = None  # its training run, when relaunched
     mfu_points: list[MfuPoint] = []
     which_host: WhichHost | None = None  # a job of several hosts: which stopped first, which was slow
+    device: DeviceView | None = None  # libtpu's runtime metrics before the end, the cores' state
+    device_figures: dict[str, Any] = {}  # their charts over the last minutes (app/device/charts.py)

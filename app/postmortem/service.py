@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.dashboard.page import error_cards, load_events
+from tpuwatch.server.device.service import postmortem_part
 from tpuwatch.server.goodput.service import page_goodput
 from tpuwatch.server.jobs.schemas import JobDetail
 from tpuwatch.server.jobs.service import job_detail
@@ -203,6 +204,7 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
     # A slice's last steps are a heatmap and bands over hosts (one line per host would be 1,024).
     big = is_slice(detail.hosts)
     this_run, previous = summary(job, detail), previous_success(session, job, settings)
+    device, device_figures = postmortem_part(session, job, end)
     return PostMortem(
         job=detail,
         phases=phases(job, detail, card),
@@ -229,6 +231,8 @@ def postmortem(session: Session, job: Job, settings: Settings) -> PostMortem:
         this_run=this_run,
         vs_previous=versus(this_run, previous),
         which_host=which_host(session, job, end) if detail.hosts > 1 else None,
+        device=device,
+        device_figures=device_figures,
         **page_goodput(session, job, settings),
     )
 

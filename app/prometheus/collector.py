@@ -11,6 +11,9 @@ Series (labels ``project``, ``job``, ``run_id``, ``job_id``):
 - ``tpuwatch_job_steps_total`` (training steps: the furthest host's), ``tpuwatch_job_errors_total``,
   ``tpuwatch_job_dropped_events_total``,
   ``tpuwatch_job_conflicting_batches_total`` (batch keys delivered again with different content)
+- ``tpuwatch_job_device{metric,stat}``, ``tpuwatch_job_device_max{metric,stat}``: every runtime
+  metric the hosts' libtpu serves (``metric`` its libtpu name, ``stat`` value for a gauge or p50,
+  p90, p99, p999, mean for a distribution), the median over hosts and the greatest host
 """
 
 from __future__ import annotations
@@ -74,6 +77,16 @@ class JobCollector(Collector):
                 labels=LABELS,
             ),
         }
+        device = GaugeMetricFamily(
+            "tpuwatch_job_device",
+            "libtpu runtime metric, latest, median over the job's hosts (mean over a host's chips)",
+            labels=[*LABELS, "metric", "stat"],
+        )
+        device_max = GaugeMetricFamily(
+            "tpuwatch_job_device_max",
+            "libtpu runtime metric, latest, the greatest host (mean over its chips)",
+            labels=[*LABELS, "metric", "stat"],
+        )
         jobs = GaugeMetricFamily("tpuwatch_jobs", "jobs by status", labels=["status"])
         counts = dict.fromkeys(STATUSES, 0)
         for s in self.samples:
@@ -87,9 +100,14 @@ class JobCollector(Collector):
                     family.add_metric(labels, float(value))
             for attr, family in counters.items():
                 family.add_metric(labels, float(getattr(s, attr)))
+            for metric, stat, p50, top in s.device:
+                device.add_metric([*labels, metric, stat], float(p50))
+                device_max.add_metric([*labels, metric, stat], float(top))
         for name, n in counts.items():
             jobs.add_metric([name], float(n))
         yield jobs
         yield status
         yield from gauges.values()
         yield from counters.values()
+        yield device
+        yield device_max

@@ -4,12 +4,13 @@ every replica behind a load balancer answers the same)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.auth.principal import Principal, readable
+from tpuwatch.server.device.service import device_view
 from tpuwatch.server.jobs.figures import figures_for
 from tpuwatch.server.jobs.status import effective_status
 from tpuwatch.server.models import Job, Metric, Project
@@ -40,6 +41,8 @@ class JobSample:
     hbm_used_ratio: float | None
     steps_per_second: float | None = None
     mfu_ratio: float | None = None
+    # libtpu's runtime metrics: (metric, stat, median over hosts, greatest host) (app/device)
+    device: list[tuple[str, str, float, float]] = field(default_factory=list)
 
 
 def job_samples(session: Session, principal: Principal, settings: Settings, now: float | None = None):
@@ -79,9 +82,18 @@ def job_samples(session: Session, principal: Principal, settings: Settings, now:
                 steps_per_second=fig.steps_per_s,
                 mfu_ratio=fig.mfu,
                 hbm_used_ratio=_hbm_ratio(session, job),
+                device=_device(session, job),
             )
         )
     return samples
+
+
+def _device(session: Session, job: Job) -> list[tuple[str, str, float, float]]:
+    """The job's latest runtime metrics, from the same figures the job page shows."""
+    if job.ended_at is not None and job.last_seen_at < time.time() - HBM_FRESH_SECONDS:
+        return []
+    view = device_view(session, job)
+    return [(s.name, s.stat, s.p50, s.max) for s in view.series if s.p50 is not None and s.max is not None]
 
 
 def _hbm_ratio(session: Session, job: Job) -> float | None:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from tpuwatch.server.bounds import HostQ, StepF
 from tpuwatch.server.deps import JobDep, SessionDep
 from tpuwatch.server.series.schemas import StepSeries
 from tpuwatch.server.series.service import step_series
@@ -18,9 +19,9 @@ def get_steps(
     job: JobDep,
     session: SessionDep,
     points: Annotated[int, Query(ge=10, le=20000)] = 2000,
-    start: Annotated[float | None, Query()] = None,
-    end: Annotated[float | None, Query()] = None,
-    host: Annotated[int | None, Query(ge=0)] = None,
+    start: StepF = None,
+    end: StepF = None,
+    host: HostQ = None,
 ):
     """Step time and input wait per host, at most ``points`` each (MinMaxLTTB; rollups for wide
     ranges). ``start``/``end`` are step numbers: charts re-fetch their window on zoom."""

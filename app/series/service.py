@@ -11,6 +11,7 @@ import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from tpuwatch.server.bounds import clamp_steps
 from tpuwatch.server.models import LEVEL_WIDTHS, Job, JobHost, Step, StepRollup
 from tpuwatch.server.series.downsample import downsample
 from tpuwatch.server.series.schemas import Series, StepSeries
@@ -61,8 +62,8 @@ def step_series(
     hosts = [host] if host is not None else host_indexes(session, job.id)
     if job.last_step is None or not hosts:
         return StepSeries(job_id=job.id, points=points, total_steps=job.steps, series=[])
-    lo = max(0, int(np.floor(start))) if start is not None else 0
-    hi = int(np.ceil(end)) if end is not None else int(job.last_step)
+    start, end = clamp_steps(start, end, job.last_step)  # what the job holds, no more
+    lo, hi = int(np.floor(start)), int(np.ceil(end))
     if hi < lo:
         return StepSeries(job_id=job.id, points=points, total_steps=job.steps, series=[])
     level = pick_level(hi - lo + 1, points, len(hosts))

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 
+from tpuwatch.server.bounds import StepQ
 from tpuwatch.server.deps import JobDep, PageJobDep, SessionDep, ViewerDep
 from tpuwatch.server.slice.page import which_host
 from tpuwatch.server.slice.schemas import HostPage, SliceData, WhichHost
@@ -29,8 +30,8 @@ def get_slice(
     job: JobDep,
     session: SessionDep,
     columns: Annotated[int, Query(ge=4, le=200)] = COLUMNS,
-    start: Annotated[int | None, Query(ge=0)] = None,
-    end: Annotated[int | None, Query(ge=0)] = None,
+    start: StepQ = None,
+    end: StepQ = None,
 ):
     """Step time and input wait per host and step bucket, p50/p90/max over hosts per bucket, and
     the latest HBM share and duty cycle of every chip."""

@@ -12,6 +12,7 @@ import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from tpuwatch.server.bounds import clamp_steps
 from tpuwatch.server.models import LEVEL_WIDTHS, Job, JobHost, Metric
 from tpuwatch.server.slice.hosts import host_stats
 from tpuwatch.server.slice.schemas import HostPage, HostStat, SliceData
@@ -48,14 +49,14 @@ def slice_data(
             select(JobHost.host_index).where(JobHost.job_id == job.id).order_by(JobHost.host_index)
         )
     )
-    hi = int(end) if end is not None else int(job.last_step or 0)
-    lo = max(0, int(start) if start is not None else 0)
+    lo, hi = (int(v) for v in clamp_steps(start, end, job.last_step))  # what the job holds, no more
     level = pick_level(max(1, hi - lo + 1), columns)
     if level and (hi - lo + 1) / LEVEL_WIDTHS[level] < columns / 4:
         level -= 1  # a handful of wide columns shows nothing: the latest finer ones instead
     width = LEVEL_WIDTHS[level]
     lo -= lo % width
-    buckets = list(range(lo, hi + 1, width))[-(columns + 1) :]
+    last = lo + (hi - lo) // width * width if hi >= lo else lo - width
+    buckets = list(range(max(lo, last - columns * width), last + 1, width))  # the latest columns + 1
     hbm, duty = _chips(session, job.id)
     if not hosts or job.last_step is None or not buckets:
         bands: dict = {"p50": [], "p90": [], "max": []}

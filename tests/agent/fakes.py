@@ -1,7 +1,7 @@
 """Local stand-ins that speak the real protocols of Google's services, for the agent's sources.
 
 - ``MetricService``: a gRPC server implementing libtpu's ``RuntimeMetricService`` from the proto
-  that tpu-info ships, on loopback with local credentials (as libtpu serves it).
+  that tpu-info ships, on loopback with local credentials (as libtpu serves it): tpu_fake.py.
 - ``MetadataServer``: the GCE metadata server's HTTP interface (``Metadata-Flavor: Google``).
 - ``TpuApi``: the Cloud TPU v2 REST API's ``GET /v2/projects/*/locations/*/nodes/*``.
 
@@ -15,14 +15,11 @@ import json
 import socket
 import threading
 import time
-from concurrent import futures
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import grpc
-from tpu_info.proto import tpu_metric_service_pb2 as pb
-from tpu_info.proto import tpu_metric_service_pb2_grpc as pb_grpc
+from tests.agent.tpu_fake import MetricService
 
-SERVICE = "tpu.monitoring.runtime.RuntimeMetricService"
+__all__ = ["MetadataServer", "MetricService", "TpuApi", "closed_port"]
 
 
 def closed_port() -> int:
@@ -32,86 +29,6 @@ def closed_port() -> int:
     port = s.getsockname()[1]
     s.close()
     return port
-
-
-class MetricService:
-    """libtpu's runtime metrics service for ``chips`` chips, with values a test can change."""
-
-    def __init__(self, chips: int = 2, mode: str = "ok", delay: float = 2.0) -> None:
-        self.mode, self.delay = mode, delay
-        self.used = {c: (c + 1) * 1_000_000_000 for c in range(chips)}
-        self.total = {c: 16 * 2**30 for c in range(chips)}
-        self.duty = {c: 50.0 + c for c in range(chips)}
-        self.calls: list[str] = []
-        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-        if mode == "garbage":
-            # Bytes that are not a protobuf message: the client must fail to decode them.
-            handler = grpc.method_handlers_generic_handler(
-                SERVICE,
-                {
-                    name: grpc.unary_unary_rpc_method_handler(
-                        self._garbage, request_deserializer=None, response_serializer=None
-                    )
-                    for name in ("ListSupportedMetrics", "GetRuntimeMetric")
-                },
-            )
-            self.server.add_generic_rpc_handlers((handler,))
-        else:
-            pb_grpc.add_RuntimeMetricServiceServicer_to_server(_Servicer(self), self.server)
-        creds = grpc.local_server_credentials(grpc.LocalConnectionType.LOCAL_TCP)
-        self.port = self.server.add_secure_port("127.0.0.1:0", creds)
-        self.address = f"127.0.0.1:{self.port}"
-
-    def _garbage(self, request, context):
-        self.calls.append("garbage")
-        return b"\xff\xff\xff\xff\x0f not a protobuf"
-
-    def __enter__(self) -> MetricService:
-        self.server.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.stop(0)
-
-
-class _Servicer(pb_grpc.RuntimeMetricServiceServicer):
-    def __init__(self, fake: MetricService) -> None:
-        self.fake = fake
-
-    def _maybe_slow(self):
-        if self.fake.mode == "slow":
-            time.sleep(self.fake.delay)
-
-    def ListSupportedMetrics(self, request, context):
-        self.fake.calls.append("ListSupportedMetrics")
-        self._maybe_slow()
-        names = [
-            "tpu.runtime.hbm.memory.usage.bytes",
-            "tpu.runtime.hbm.memory.total.bytes",
-            "tpu.runtime.tensorcore.dutycycle.percent",
-            "tpu.runtime.uptime.seconds.gauge",
-        ]
-        return pb.ListSupportedMetricsResponse(
-            supported_metric=[pb.SupportedMetric(metric_name=n) for n in names]
-        )
-
-    def GetRuntimeMetric(self, request, context):
-        self.fake.calls.append(request.metric_name)
-        self._maybe_slow()
-        table = {
-            "tpu.runtime.hbm.memory.usage.bytes": (self.fake.used, "as_int"),
-            "tpu.runtime.hbm.memory.total.bytes": (self.fake.total, "as_int"),
-            "tpu.runtime.tensorcore.dutycycle.percent": (self.fake.duty, "as_double"),
-        }
-        if request.metric_name not in table:
-            context.abort(grpc.StatusCode.NOT_FOUND, f"metric {request.metric_name} not found")
-        values, field = table[request.metric_name]
-        metrics = []
-        for chip, value in sorted(values.items()):
-            gauge = pb.Gauge(as_int=int(value)) if field == "as_int" else pb.Gauge(as_double=float(value))
-            attr = pb.Attribute(key="device-id", value=pb.AttrValue(int_attr=chip))
-            metrics.append(pb.Metric(attribute=attr, gauge=gauge))
-        return pb.MetricResponse(metric=pb.TPUMetric(name=request.metric_name, metrics=metrics))
 
 
 class _HttpFake:

@@ -37,7 +37,7 @@ def test_tpu_metrics_records_hbm_and_duty_cycle_per_chip(mon):
     with MetricService(chips=4) as fake:
         fake.used[3] = 7_500_000_000
         source = TpuMetricsSource(mon, fake.address, timeout=2.0)
-        assert source.sample() == 12
+        assert source.sample() > 12  # every metric the service serves, HBM and duty cycle among them
         source.sample()  # the supported-metrics probe is asked once per run
     got = metrics_of(mon)
     assert got["tpu.hbm.used_bytes"] == {0: 1e9, 1: 2e9, 2: 3e9, 3: 7.5e9}

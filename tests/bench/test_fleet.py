@@ -6,7 +6,6 @@ batch is refused or answered 5xx other than 503 (backpressure), and the failed j
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from sqlalchemy import select
@@ -15,6 +14,7 @@ from bench import fleet_plan
 from bench.emulator import run_plan
 from bench.fleet_watch import check_stored
 from tests.conftest import make_token
+from tests.helpers import run_async
 from tpuwatch.server.models import Job
 
 SECONDS = 8.0
@@ -24,7 +24,7 @@ def test_an_emulated_fleet_stores_every_step_exactly_once_without_5xx(live_serve
     token = make_token(sessions)
     jobs = fleet_plan.short_fleet("ci", token, SECONDS)
     plan = {"server": live_server.url, "seconds": SECONDS, "heartbeat": True, "jobs": jobs}
-    result = asyncio.run(run_plan(plan))
+    result = run_async(lambda: run_plan(plan), timeout=120)
 
     stored = check_stored(settings.database_url, result["jobs"], deadline=time.time() + 30)
     print(

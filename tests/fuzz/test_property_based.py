@@ -77,7 +77,7 @@ run = st.fixed_dictionaries(
 )
 unix_time = st.floats(min_value=wire.MIN_TIME, max_value=wire.MAX_TIME)
 seconds = st.floats(min_value=0, max_value=wire.MAX_DURATION_S)
-step = st.tuples(st.integers(0, 2**63 - 1), unix_time, seconds, seconds)
+step = st.tuples(st.integers(0, wire.MAX_STEP), unix_time, seconds, seconds)
 any_json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
@@ -202,3 +202,24 @@ def test_free_form_json_is_refused_past_its_size_and_accepted_within_it(size, wh
     else:
         doc["run"]["attrs"] = blob
     assert _refused(doc) == (len(json.dumps(blob, separators=(",", ":"))) > limit)
+
+
+typed_fields = st.sampled_from([(k, f) for k, fields in wire.EVENT_DATA.items() for f in fields])
+
+
+@FAST
+@given(typed_fields, any_json | st.integers(-(2**70), 2**70))
+def test_a_typed_event_field_is_stored_only_with_its_type_and_a_refusal_names_it(kind_field, value):
+    kind, field = kind_field
+    if "\\u0000" in json.dumps(value):
+        return  # a NUL is refused for itself (above)
+    doc = _doc(events=[[1.8e9, kind, "", {field: value}]])
+    try:
+        batch = BatchAdapter.validate_json(json.dumps(doc))
+    except ValidationError as exc:
+        assert f"data.{field} of an event of kind {kind!r}" in str(exc)
+        return
+    stored = batch.events[0][3][field]
+    assert wire.data_problem(kind, {field: stored}) is None
+    if kind == "exit" and field == "code" and stored is not None:
+        assert type(stored) is int and -(2**31) <= stored < 2**31

@@ -127,4 +127,5 @@ def test_overview_of_many_jobs_takes_a_fixed_number_of_queries(sessions, setting
             event.remove(engine, "before_cursor_execute", listener)
     assert len(data.jobs) == 40
     assert all(len(j.trend) >= 1 for j in data.jobs)
-    assert len(statements) <= 10, statements
+    # The page of jobs, its hosts, the figures, trends, errors, bars: the same count for 4 or 400 jobs.
+    assert len(statements) <= 11, statements
