@@ -204,7 +204,7 @@ def predict(ex: Example, m: Model) -> Result:
 
 def choose_gate(results: list[Result], target: float = TARGET_PRECISION) -> tuple[float, float]:
     """(gate, margin) for the most right answers at a named precision of at least ``target``; among
-    settings that do as well, the strictest (highest gate plus margin), for a margin of safety on
+    settings that do as well, the highest gate (the smallest margin at it), for a margin of safety on
     errors unlike the zoo's. The gate is never below ``MIN_GATE``: a card is a claim that
     the diagnosis is more likely right than not."""
     scored = []
@@ -217,8 +217,11 @@ def choose_gate(results: list[Result], target: float = TARGET_PRECISION) -> tupl
     if not scored:
         return 0.99, 0.0
     best = max(right for right, _, _ in scored)
-    near = [(gate + margin, gate, margin) for right, gate, margin in scored if right == best]
-    _, gate, margin = max(near)
+    # Among ties the highest gate, and at that gate the smallest margin: a margin turns a close call
+    # between two named categories into unknown even when the rules order them (labelling guide).
+    near = [(gate, -margin) for right, gate, margin in scored if right == best]
+    gate, margin = max(near)
+    margin = -margin
     return gate, margin
 
 

@@ -32,7 +32,7 @@ _EVIDENCE = 300
 # A data-dependent size (nonzero, unique, a boolean mask) behind a tracer error: a dynamic shape.
 _DATA_SIZE = re.compile(
     r"nonzero|argwhere|unique|[Bb]oolean ind|NonConcreteBoolean|size argument|\bsize=|mask|repeat|compress|"
-    r"bincount|extract\b"
+    r"bincount|extract\b|setdiff1d|union1d|intersect1d|setxor1d|in1d|isin\b"
 )
 _JAX_NOTICE = (
     "JAX has removed its internal frames",

@@ -166,7 +166,11 @@ def may_name(ev: Evidence, category: str, probability: float) -> bool:
     """Corroborated, and named on more than words unless the words are very sure (see
     :func:`structural`)."""
     if not corroborated(ev, category):
-        return False
+        # A category that needs an anchor may still be named when it is very sure and two
+        # independent kinds of evidence agree (a framework's own shape check, in its own words).
+        sure = category in NEEDS_ANCHOR and probability >= VOCABULARY_GATE and witnesses(ev, category) >= 2
+        if not sure or ev.program_error:
+            return False
     return probability >= VOCABULARY_GATE or structural(ev, category)
 
 

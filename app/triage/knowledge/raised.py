@@ -85,6 +85,7 @@ MESSAGES: tuple[Template, ...] = (
         r"Non-hashable static arguments are not supported|"
         r"Jitted function has (?:static_arg|donate_arg|invalid argnames)|"
         r"(?:in|out)_axes specification must be a tree prefix|"
+        r"as an abstract array\. The problematic value is of type <class '(?!numpy\.ndarray)|"
         r"Initializer expected to generate shape|ScopeParamShapeError",
         _SHAPES,
     ),
@@ -208,11 +209,28 @@ MESSAGES: tuple[Template, ...] = (
     ),
     _t(
         "input_pipeline",
+        "padded_batch",
+        0.9,
+        r"padded shape .{0,80} is not compatible with the shape|Attempted to pad to a smaller size",
+        ("compile_error", "dynamic_shape"),
+    ),
+    _t(
+        "input_pipeline",
         "batching",
         0.86,
         r"Cannot batch tensors with different shapes in component|Cannot add tensor to the batch: number of "
         r"elements does not match|Dimensions of inputs should match.{0,80}(?:from_tensor_slices|slices)",
         _SHAPES + ("compile_error",),
+    ),
+    # -- A storage scheme the path library has no handler for (etils.epath's registry raises a bare
+    # KeyError of the scheme): the runtime cannot open that kind of path at all (rule 3).
+    _t(
+        "local_filesystem",
+        "scheme",
+        0.9,
+        r"^'?(?:hdfs|s3a?|az|abfss?|gcs|wasbs?|oss|cos|ftp)://'?$|"
+        r"[Nn]o (?:registered )?(?:path|file ?system) (?:class |handler )?for (?:the )?scheme",
+        ("checkpoint",),
     ),
     # -- Memory on the host's CPU backend, in XNNPACK's and the allocators' words (rule 2).
     _t(
