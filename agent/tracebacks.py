@@ -82,8 +82,9 @@ class TracebackAssembler:
             return out
         # After the exception line: its message may go on for lines, or the exception is chained.
         if not stripped:
+            # Blank lines and frames do not count towards the tail: TF's "Graph execution error:"
+            # lists the failing op's frames ("Detected at node ... defined at") before its message.
             self._add(line, number)
-            self._after_exc += 1
             return out
         if _CHAIN.match(stripped):
             self._add(line, number)
@@ -95,7 +96,8 @@ class TracebackAssembler:
             and not _looks_like_new_record(line)
         ):
             self._add(line, number)
-            self._after_exc += 1
+            if not stripped.startswith('File "'):
+                self._after_exc += 1
             return out
         out.append(self._finish())
         out.extend(self.feed(line, number))

@@ -71,10 +71,11 @@ def checked_principal(request: Request, session: Session, token: str) -> Princip
     this client is throttled, 401 for a wrong token (and one more failure counted)."""
     check_throttle(request, token)
     principal = authenticate(session, token)
+    throttle = request.app.state.auth_throttle
     if principal is None:
-        throttle = request.app.state.auth_throttle
         throttle.failed(client_address(request), credential_key(token), time.monotonic())
         raise HTTPException(401, "unknown or revoked token", headers={"WWW-Authenticate": "Bearer"})
+    throttle.succeeded(client_address(request), credential_key(token))
     return principal
 
 

@@ -74,9 +74,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     from tpuwatch.server.ops.integrity import install as install_integrity
 
     install_integrity(app)  # first added, innermost: it answers before any route touches the database
+    from tpuwatch.server.security import install_csrf
+
+    install_csrf(app)  # inside the gates, on a body read already (the front door)
     from tpuwatch.server.ops.admission import install as install_admission
 
-    install_admission(app, settings)  # inside the rate limit: a throttled request takes no slot
+    # Inside the rate limit and the front door: a throttled request, an unknown token or a body
+    # still on its way takes no slot.
+    install_admission(app, settings)
     from tpuwatch.server.auth.throttle import AuthThrottle
     from tpuwatch.server.security import install as install_security
     from tpuwatch.server.security.cookies import SecureCookieMiddleware

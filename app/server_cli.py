@@ -120,14 +120,28 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         log_level=args.log_level,
-        proxy_headers=True,
+        **uvicorn_options(settings),
+    )
+    return 0
+
+
+def uvicorn_options(settings) -> dict:
+    """How `tpuwatch server` runs uvicorn: the front door's connection limits (security/connections.py;
+    worker processes read them from the environment), X-Forwarded-For believed only from the proxies
+    named in TPUWATCH_FORWARDED_ALLOW_IPS (none by default: the throttles key on the address)."""
+    from tpuwatch.server.security.connections import GuardedProtocol
+
+    proxies = settings.forwarded_allow_ips.strip()
+    return dict(
+        http=GuardedProtocol,
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies or None,
         server_header=False,
         # Under any load SIGTERM stops the server within seconds: requests still running then are
         # cut off (agents keep their batches and send them again), never waited on for ever.
         timeout_graceful_shutdown=max(1, round(settings.graceful_shutdown_seconds)),
         limit_concurrency=settings.max_connections,
     )
-    return 0
 
 
 def _redact(url: str) -> str:

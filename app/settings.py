@@ -28,6 +28,24 @@ class Settings(BaseSettings):
     )
 
     max_body_bytes: int = 16 << 20  # compressed or not, what we read off the socket
+    # The front door (security/frontdoor.py, security/connections.py): what a request may cost
+    # before it has shown a live token, and how long a slow client may take.
+    max_api_body_bytes: int = Field(1 << 20, description="a JSON body of the API other than ingest")
+    max_form_bytes: int = Field(64 * 1024, description="a page form's body (CSRF is checked in it)")
+    max_header_bytes: int = Field(32 * 1024, description="a request's line and headers together; beyond, 431")
+    max_header_count: int = Field(100, description="headers in one request; beyond, 431")
+    header_deadline_seconds: float = Field(10.0, gt=0, description="a request's headers arrive within this")
+    body_deadline_seconds: float = Field(
+        10.0, gt=0, description="a request's whole body arrives within this, or 408"
+    )
+    max_connections_per_address: int = Field(
+        256, ge=0, description="connections one client address may hold at once (0: no limit); beyond, 503"
+    )
+    forwarded_allow_ips: str = Field(
+        "",
+        description="proxies whose X-Forwarded-For is believed (comma-separated); empty: none, so a "
+        "client cannot pick the address the throttles key on",
+    )
     max_decoded_bytes: int = 64 << 20  # after gunzip
     max_batch_events: int = 50_000
     max_event_message_chars: int = Field(256 * 1024, description="an event's message (at most 256 KiB)")
@@ -65,6 +83,9 @@ class Settings(BaseSettings):
     )
     alert_email_to: str = Field("", description="server-wide alert address(es), comma-separated")
     alert_delivery_timeout: float = 5.0
+    alert_project_max_per_minute: int = Field(
+        20, ge=0, description="notifications one project may start a minute; the rest become one summary"
+    )
     smtp_host: str = ""
     smtp_port: int = 25
     smtp_from: str = "tpuwatch@localhost"

@@ -155,6 +155,9 @@ def start_server(settings: Settings, **uvicorn_options) -> LiveServer:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
+    from tpuwatch.server.security.connections import protocol_for
+
+    uvicorn_options.setdefault("http", protocol_for(settings))  # the limits `tpuwatch server` runs with
     config = uvicorn.Config(create_app(settings), log_level="warning", lifespan="on", **uvicorn_options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

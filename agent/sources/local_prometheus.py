@@ -7,9 +7,9 @@ process, parsed by ``prometheus_client``'s text parser, and turns the growth of 
 between two reads into what the server already understands:
 
 - a checkpoint save's blocking time (``jax_orbax_write[_async]_blocking_duration_secs``) becomes
-  a ``checkpoint`` event with its ``duration``, and a restore's
-  (``jax_orbax_read[_async]_blocking_duration_secs``) a ``restore`` event: goodput's checkpoint
-  share, with no user code;
+  a ``checkpoint`` event with its ``duration``, and a restore's (``jax_orbax_read_total_duration_secs``,
+  all of a synchronous restore; ``jax_orbax_read_async_blocking_duration_secs``) a ``restore``
+  event: goodput's checkpoint share, with no user code;
 - Grain's input pipeline timings become ``pipeline.grain.*`` series (mean seconds per ``next()``,
   per source read, ...), drawn on the job's input-wait chart.
 
@@ -37,7 +37,8 @@ SAVES = {
         wire.Kind.CHECKPOINT,
         "jax_orbax_write_async_blocking_end_time",
     ),
-    "jax_orbax_read_blocking_duration_secs": (wire.Kind.RESTORE, None),
+    # A synchronous restore holds training for all of it (its "blocking" part is a fraction).
+    "jax_orbax_read_total_duration_secs": (wire.Kind.RESTORE, None),
     "jax_orbax_read_async_blocking_duration_secs": (wire.Kind.RESTORE, None),
 }
 # Grain family -> (series name, scale of its values to the series' unit, "mean" | "rate")
@@ -60,6 +61,24 @@ def ports_from_env(port: int = DEFAULT_PORT) -> list[int]:
         if 0 < p < 65536 and p not in out:
             out.append(p)
     return out
+
+
+WANTED = tuple(SAVES) + tuple(end for _, end in SAVES.values() if end) + tuple(GRAIN)
+
+
+def wanted_lines(text: str) -> str:
+    """The lines of a scrape about the families read here (Orbax exports some 60 histograms after a
+    save: parsing only these costs a tenth). A family's HELP and TYPE lines stay with it.
+
+    >>> wanted_lines(chr(10).join(["other 1", "jax_orbax_read_total_duration_secs_count 2.0"]))
+    'jax_orbax_read_total_duration_secs_count 2.0'
+    """
+    keep = []
+    for line in text.splitlines():
+        name = line[7:] if line.startswith(("# HELP ", "# TYPE ")) else line
+        if name.startswith(WANTED):
+            keep.append(line)
+    return "\n".join(keep)
 
 
 def totals(text: str) -> dict[str, tuple[float, float]]:
@@ -118,7 +137,9 @@ class LocalPrometheusSource:
                 self.problem = f"port {port}: {exc}"  # telemetry off: the usual case, said nowhere
                 continue
             try:
-                now_totals = totals(text)
+                if not isinstance(text, str):
+                    raise ValueError(f"Content-Type {text[0]}")
+                now_totals = totals(wanted_lines(text))
             except ImportError as exc:
                 self.problem = f"{exc.name or exc} is not installed (pip install 'tpuwatch[tpu]')"
                 log.warn_once("local-prometheus", f"{self.name} at :{port} answers, but {self.problem}")
@@ -135,9 +156,13 @@ class LocalPrometheusSource:
             self.problem = None
         return recorded
 
-    def _fetch(self, port: int) -> str:
+    def _fetch(self, port: int) -> str | tuple[str]:
+        """The scrape's text, or ``(content type,)`` when what answers is no Prometheus endpoint."""
         url = f"http://127.0.0.1:{port}/metrics"
         with urllib.request.urlopen(url, timeout=self.timeout) as resp:  # noqa: S310 - loopback only
+            kind = resp.headers.get_content_type()
+            if kind not in ("text/plain", "application/openmetrics-text"):
+                return (kind,)
             body = resp.read(MAX_BYTES + 1)
         if len(body) > MAX_BYTES:
             raise OSError(f"more than {MAX_BYTES} bytes: not an Orbax/Grain endpoint")
@@ -167,6 +192,8 @@ class LocalPrometheusSource:
             )
             recorded += 1
         for family, (name, scale, how) in GRAIN.items():
+            if family not in current:
+                continue
             total, n = _grown(before.get(family), current.get(family))
             if how == "mean" and n > 0:
                 self.monitor.metric(name, total / n * scale, ts=now)

@@ -16,10 +16,11 @@ import time
 from email.message import EmailMessage
 from urllib.parse import urljoin, urlsplit
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, or_, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from tpuwatch.server.alerts.egress import EgressPolicy, EgressRefused, post
+from tpuwatch.server.alerts.fairness import fair_order
 from tpuwatch.server.db import transaction
 from tpuwatch.server.models import AlertDelivery
 from tpuwatch.server.settings import Settings
@@ -129,9 +130,7 @@ def deliver_due(
     policy = EgressPolicy.from_settings(settings)
     with transaction(factory) as s:
         now = time.time()
-        ids = s.scalars(
-            select(AlertDelivery.id).where(_due(now)).order_by(AlertDelivery.id).limit(BATCH)
-        ).all()
+        ids = s.scalars(fair_order(_due(now), BATCH)).all()  # round-robin across projects
     sent = 0
     for delivery_id in ids:
         if time.monotonic() - start > budget_s:

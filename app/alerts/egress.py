@@ -9,7 +9,9 @@ that was judged: a DNS answer that changes between the check and the connect cha
 
 ``TPUWATCH_ALERT_WEBHOOK_ALLOW`` lists internal receivers the operator trusts: host names, addresses
 or networks, comma-separated (``alerts.internal, 10.20.0.0/16, 127.0.0.1``). The server-wide
-``TPUWATCH_ALERT_WEBHOOK_URL`` is the operator's own and its host is trusted too.
+``TPUWATCH_ALERT_WEBHOOK_URL`` is the operator's own: that URL is trusted (its scheme, host, port and
+path, and paths below it), not its whole host: a project may not point a webhook at another port
+or path of a trusted internal host, nor may a receiver redirect there.
 
 >>> policy = EgressPolicy.parse("10.20.0.0/16, alerts.internal")
 >>> policy.judge("10.20.1.1", "x"), policy.judge("10.30.1.1", "x")
@@ -46,10 +48,21 @@ class Target:
     addresses: tuple[str, ...]
 
 
+NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
 def _unwrap(ip: Address) -> Address:
-    """The IPv4 address inside an IPv4-mapped, 6to4 or Teredo IPv6 address (judged as itself)."""
+    """The IPv4 address inside an IPv4-mapped, IPv4-compatible, NAT64, 6to4 or Teredo IPv6 address
+    (judged as itself: ``64:ff9b::a9fe:a9fe`` is the metadata server behind a NAT64 gateway).
+
+    >>> ip = ipaddress.ip_address
+    >>> str(_unwrap(ip("64:ff9b::7f00:1"))), str(_unwrap(ip("::127.0.0.1"))), str(_unwrap(ip("::1")))
+    ('127.0.0.1', '127.0.0.1', '::1')
+    """
     if isinstance(ip, ipaddress.IPv6Address):
         inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if inner is None and (any(ip in net for net in NAT64) or 1 < int(ip) < 2**32):
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
         if inner is not None:
             return inner
     return ip
@@ -73,14 +86,42 @@ def why_internal(ip: Address) -> str | None:
     return None
 
 
+def _place(url: str) -> tuple[str, str, int, str] | None:
+    """(scheme, host, port, path) of a URL, to compare a webhook with a trusted one."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+    host = (parts.hostname or "").lower().rstrip(".")
+    return (parts.scheme.lower(), host, port, parts.path or "/") if host else None
+
+
 @dataclass(frozen=True)
 class EgressPolicy:
     allow_hosts: frozenset[str] = frozenset()
     allow_networks: tuple[Network, ...] = field(default_factory=tuple)
+    trusted: tuple[tuple[str, str, int, str], ...] = ()  # the operator's own URLs (and paths below)
+
+    def trusts(self, url: str) -> bool:
+        """Whether ``url`` is a trusted URL or lies below one (same scheme, host and port).
+
+        >>> p = EgressPolicy.parse("", ("http://localhost:9/ops-hook",))
+        >>> p.trusts("http://localhost:9/ops-hook/x"), p.trusts("http://localhost:10/ops-hook")
+        (True, False)
+        """
+        place = _place(url)
+        if place is None:
+            return False
+        for scheme, host, port, path in self.trusted:
+            below = place[3] == path or place[3].startswith(path.rstrip("/") + "/")
+            if place[:3] == (scheme, host, port) and below:
+                return True
+        return False
 
     @classmethod
     def parse(cls, text: str, trusted_urls: tuple[str, ...] = ()) -> EgressPolicy:
-        """From ``TPUWATCH_ALERT_WEBHOOK_ALLOW``; ``trusted_urls`` add their host names."""
+        """From ``TPUWATCH_ALERT_WEBHOOK_ALLOW``; ``trusted_urls`` are trusted as URLs (and below)."""
         hosts, networks = set(), []
         for item in (part.strip() for part in text.split(",")):
             if not item:
@@ -89,16 +130,13 @@ class EgressPolicy:
                 networks.append(ipaddress.ip_network(item.strip("[]"), strict=False))
             except ValueError:
                 hosts.add(item.lower().rstrip("."))
-        for url in trusted_urls:
-            host = urlsplit(url).hostname if url else None
-            if host:
-                hosts.add(host.lower().rstrip("."))
-        return cls(frozenset(hosts), tuple(networks))
+        trusted = tuple(place for place in (_place(u) for u in trusted_urls if u) if place)
+        return cls(frozenset(hosts), tuple(networks), trusted)
 
     @classmethod
     def from_settings(cls, settings) -> EgressPolicy:
-        """Public addresses, ``TPUWATCH_ALERT_WEBHOOK_ALLOW``, and the host of the operator's own
-        ``TPUWATCH_ALERT_WEBHOOK_URL``."""
+        """Public addresses, ``TPUWATCH_ALERT_WEBHOOK_ALLOW``, and the operator's own
+        ``TPUWATCH_ALERT_WEBHOOK_URL`` (that URL, not its host)."""
         return cls.parse(settings.alert_webhook_allow, (settings.alert_webhook_url,))
 
     def judge(self, address: str, host: str) -> str | None:
@@ -124,7 +162,8 @@ class EgressPolicy:
             raise EgressRefused("the webhook URL's port is not a number from 1 to 65535") from None
         infos = resolve(host, port, type=socket.SOCK_STREAM)
         addresses = list(dict.fromkeys(info[4][0] for info in infos))
-        for address in addresses:
+        trusted = self.trusts(url)
+        for address in [] if trusted else addresses:
             reason = self.judge(address, host)
             if reason is not None:
                 shown = host if host == address else f"{host} resolves to {address}"

@@ -15,7 +15,7 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
-from tpuwatch.server.alerts import diverged, messages, recompiles, straggler
+from tpuwatch.server.alerts import diverged, fairness, messages, recompiles, straggler
 from tpuwatch.server.alerts.marks import ACTIVE_HORIZON_S, EventMarks
 from tpuwatch.server.alerts.rules import JobFacts, Verdict, judge, needs_stall_facts
 from tpuwatch.server.alerts.speed import SpeedTracker
@@ -53,6 +53,7 @@ class Evaluator:
         self._speed = SpeedTracker(settings)
         self._stragglers = straggler.StragglerTracker(settings)
         self._compiles = recompiles.RecompileTracker()
+        self._budget = fairness.NotifyBudget(settings.alert_project_max_per_minute)
         self.judged = 0  # jobs judged by the last pass
 
     # -- facts --------------------------------------------------------------------------------
@@ -201,7 +202,29 @@ class Evaluator:
             if action:
                 done.append(action)
         self._speed.refresh_ended(session, now)
+        for held in self._budget.summaries(now):
+            self._summarise(session, held, now)
         return done
+
+    def _summarise(self, session: Session, held, now: float) -> None:
+        subject, text = fairness.summary_text(held, self._budget.per_minute, self.settings.public_url)
+        alert = session.get(Alert, held.alert_id)
+        for channel, target in targets(session, self.settings, alert.project_id) if alert else []:
+            body = {"text": text} if channel == "email" else {"text": text, "summary": dict(held.counts)}
+            session.add(
+                AlertDelivery(
+                    alert_id=alert.id,
+                    kind="summary",
+                    channel=channel,
+                    target=target,
+                    subject=subject,
+                    body=body,
+                    status="pending",
+                    attempts=0,
+                    created_at=now,
+                    next_attempt_at=now,
+                )
+            )
 
     def write_bars(self, session: Session) -> None:
         """Store the overview bars the last pass computed (its own short transaction: speed.py)."""
@@ -319,6 +342,8 @@ class Evaluator:
     def _enqueue(
         self, session: Session, alert: Alert, f: JobFacts, kind: str, now: float, reason: str = ""
     ) -> None:
+        if not self._budget.take(alert.project_id, f.project, alert.condition, alert.id, now):
+            return  # past the project's notifications a minute: summed up (fairness.py)
         msg = messages.build(
             kind,
             project=f.project,

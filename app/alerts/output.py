@@ -35,7 +35,8 @@ def redact(kind: str, target: str) -> str:
     if kind != "webhook":
         return target
     parts = urlsplit(target)
-    return f"{parts.scheme}://{parts.netloc}/…{target[-4:]}"
+    where = parts.netloc.rpartition("@")[2]  # never a user:password stored before they were refused
+    return f"{parts.scheme}://{where}/…{target[-4:]}"
 
 
 def alert_out(alert: Alert, job: str, project: str, now: float) -> dict:

@@ -19,7 +19,7 @@ from tpuwatch.server.alerts.schemas import (
     AlertOut,
     ChannelList,
 )
-from tpuwatch.server.auth.principal import Principal, readable, visible
+from tpuwatch.server.auth.principal import Principal, readable, require_change, visible
 from tpuwatch.server.errors import Conflict, Forbidden, Invalid
 from tpuwatch.server.models import Alert, AlertChannel, AlertDelivery, AlertLog, Job, Project
 from tpuwatch.server.tokens.service import get_or_create_project
@@ -88,6 +88,7 @@ def _who(principal: Principal) -> str:
 
 def acknowledge(session: Session, principal: Principal, alert: Alert) -> Alert:
     """Someone is on it: no more repeats (a change of condition or the resolve still notifies)."""
+    require_change(principal)
     if alert.state == "resolved":
         raise Conflict("this alert is already resolved")
     now = time.time()
@@ -107,6 +108,7 @@ def silence(
     session: Session, principal: Principal, alert: Alert, seconds: int, viewer_max: int = MAX_SILENCE_S
 ) -> Alert:
     """No notifications for ``seconds``; the alert stays on the page. ``seconds=0`` lifts it."""
+    require_change(principal)
     if alert.state == "resolved":
         raise Conflict("this alert is already resolved")
     allowed = max_silence(principal, viewer_max)
@@ -140,6 +142,13 @@ def validate_target(kind: str, target: str) -> str:
         parts = urlsplit(target)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError("a webhook must be an http:// or https:// URL")
+        if "@" in parts.netloc:
+            raise ValueError(
+                "a webhook URL may not hold a user name or password (anyone who may read the channel "
+                "list would see them): put the secret in the URL's path, as Slack's hooks do"
+            )
+        if (parts.hostname or "").endswith("."):
+            raise ValueError("write the webhook's host name without a trailing dot")
     elif kind == "email":
         if not EMAIL.match(target):
             raise ValueError("not an email address")
@@ -160,6 +169,7 @@ def _project_for(session: Session, principal: Principal, project: str | None) ->
 
 def require_manager(principal: Principal) -> None:
     # Read-only viewers may acknowledge and silence (on-call people), not reroute alerts.
+    require_change(principal)
     if not principal.sees_every_project and not principal.can_manage:
         raise Forbidden("managing channels needs a full project token")
 

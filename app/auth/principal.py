@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tpuwatch.server.errors import NotFound
+from tpuwatch.server.errors import Forbidden, NotFound
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,17 @@ class Principal:
     @property
     def sees_every_project(self) -> bool:
         return self.project_id is None
+
+    @property
+    def anonymous(self) -> bool:
+        """The visitor of an ``--open`` server: may read every project, change nothing."""
+        return self.token_id is None and self.project_id is None
+
+
+def require_change(principal: Principal) -> None:
+    """Forbidden for the anonymous visitor of an ``--open`` server: open means read-only."""
+    if principal.anonymous:
+        raise Forbidden("an --open server lets anyone read, not change: log in or send a project token")
 
 
 def readable(statement, principal: Principal, project_column):

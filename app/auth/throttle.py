@@ -9,6 +9,11 @@ Two token buckets, refilled at ``per_minute`` with ``burst`` saved up:
   revoked token is slowed (it keeps its data spooled and retries), while the other agents behind
   the same NAT address, with their good token, go on.
 
+A credential that has worked from a client is remembered (``succeeded``) and no longer waits for the
+client's bucket: one new wrong token every few seconds from the same address (a script with an old
+token beside an agent behind the same NAT) must not keep the right token out. A guess gains nothing
+from this: it is remembered only once it has worked, and it may only try while the client may.
+
 Credentials are kept as SHA-256 prefixes, never in the clear. State is in-process: with
 ``--workers N`` or several replicas each keeps its own, so the limits are per process, as the
 request rate limit's are. Buckets of clients not seen lately are forgotten (memory stays bounded).
@@ -44,6 +49,7 @@ class AuthThrottle:
         self.max_clients = max_clients
         self._clients: OrderedDict[str, TokenBucket] = OrderedDict()
         self._pairs: OrderedDict[tuple[str, str], TokenBucket] = OrderedDict()
+        self._good: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._lock = threading.Lock()  # routes run in a thread pool
 
     def __len__(self) -> int:
@@ -54,8 +60,19 @@ class AuthThrottle:
         if self.rate <= 0:
             return 0.0
         with self._lock:
-            waits = [self._peek(b, now) for b in (self._clients.get(client), self._pairs.get((client, key)))]
+            client_bucket = None if (client, key) in self._good else self._clients.get(client)
+            waits = [self._peek(b, now) for b in (client_bucket, self._pairs.get((client, key)))]
         return max(waits)
+
+    def succeeded(self, client: str, key: str) -> None:
+        """``client`` presented ``key`` and it was right."""
+        if self.rate <= 0:
+            return
+        with self._lock:
+            self._good[(client, key)] = None
+            self._good.move_to_end((client, key))
+            while len(self._good) > self.max_clients:
+                self._good.popitem(last=False)
 
     def failed(self, client: str, key: str, now: float) -> None:
         """``client`` presented ``key`` and it was wrong."""

@@ -69,11 +69,12 @@ def summarize(rows: Iterable[tuple[int, float, dict]]) -> list[FunctionCompiles]
 
 
 def recompiling(functions: list[FunctionCompiles], since: float | None = None) -> list[str]:
-    """Names of the functions recompiling after their warm-up (the last one after ``since``)."""
+    """Names of the functions recompiling after their warm-up (the last one after ``since``).
+    ``?`` (a JAX too old to name what it compiled) is many functions, never one recompiling."""
     return [
         f.function
         for f in functions
-        if f.recompiles >= RECOMPILE_MIN and (since is None or f.last_ts >= since)
+        if f.recompiles >= RECOMPILE_MIN and (since is None or f.last_ts >= since) and f.function != "?"
     ]
 
 

@@ -171,9 +171,15 @@ def perf_card_dicts(
 
 
 def load_events(session: Session, job_id: int, limit: int = 2000) -> list[Event]:
-    return list(
-        session.scalars(select(Event).where(Event.job_id == job_id).order_by(Event.ts, Event.id).limit(limit))
-    )
+    """The job's events but its compilations (thousands in a JAX program: app/compiles reads them)."""
+    q = select(Event).where(Event.job_id == job_id, Event.kind != Kind.COMPILE)
+    return list(session.scalars(q.order_by(Event.ts, Event.id).limit(limit)))
+
+
+def annotate_unknowns(session: Session, job: Job, cards: list[dict]) -> None:
+    from tpuwatch.server.triage.service import annotate_unknowns as annotate
+
+    annotate(session, job, cards)
 
 
 def job_page(
@@ -188,6 +194,7 @@ def job_page(
     big = is_slice(detail.hosts)
     device = {} if big or not series else device_series(session, job.id)
     cards = error_cards(events)
+    annotate_unknowns(session, job, cards)  # "seen in 3 other jobs this week"
     early = silent.ended_early_card(job, detail.status, events)
     if early is not None and not any(c.get("category") == "nan_inf" for c in cards):  # divergence says why
         cards.append(early)

@@ -56,17 +56,16 @@ class DatabaseHealth:
         )
 
     def report(self) -> dict:
+        """What ``/healthz`` shows anyone: the state, never the file's path (that goes to the log)."""
         if not self.damaged:
             return {"status": "ok"}
-        return {
-            "status": "degraded",
-            "database": f"damaged: {self.problem}",
-            "file": _path(self.url),
-            "what_to_do": WHAT_TO_DO,
-        }
+        return {"status": "degraded", "database": f"damaged: {self.problem}", "what_to_do": WHAT_TO_DO}
 
     def detail(self) -> str:
         return f"the database file is damaged ({self.problem}). {WHAT_TO_DO}"
+
+
+OUTAGE_RETRY_S = 5
 
 
 def _path(url: str) -> str:
@@ -140,10 +139,19 @@ class DegradedMiddleware:
 def install(app) -> None:
     """The degraded answer, and the handler that notices damage in any query's error."""
     from fastapi.responses import JSONResponse
-    from sqlalchemy.exc import DatabaseError
+    from sqlalchemy.exc import DatabaseError, InterfaceError, OperationalError
 
     async def database_error(request, exc: DatabaseError):
         health: DatabaseHealth = request.app.state.db_health
+        if isinstance(exc, (OperationalError, InterfaceError)) and not is_damage(exc):
+            # The server is down or unreachable (a PostgreSQL restart, a network cut): the agents keep
+            # their batches and retry, pages say so; nothing is the client's fault.
+            log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
+            return JSONResponse(
+                {"detail": "the database is unavailable: retry shortly"},
+                status_code=503,
+                headers={"Retry-After": str(OUTAGE_RETRY_S)},
+            )
         if is_damage(exc):
             if health.mark_damaged(str(getattr(exc, "orig", exc))):
                 log.error(health.message())
@@ -153,3 +161,4 @@ def install(app) -> None:
 
     app.add_middleware(DegradedMiddleware)
     app.add_exception_handler(DatabaseError, database_error)
+    app.add_exception_handler(InterfaceError, database_error)

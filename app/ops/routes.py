@@ -2,10 +2,48 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
+
+import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 api = APIRouter(tags=["ops"])
+log = logging.getLogger("tpuwatch.health")
+
+PROBE_EVERY_S = 2.0
+PROBE_TIMEOUT_S = 3.0
+
+
+async def _unreachable(app) -> bool:
+    """Whether the database failed to answer ``SELECT 1`` (asked at most every ``PROBE_EVERY_S``, on
+    one thread of its own, within ``PROBE_TIMEOUT_S``). The reason goes to the log, not the answer."""
+    state = app.state
+    checked_at, down = getattr(state, "db_probe", (float("-inf"), False))
+    if time.monotonic() - checked_at < PROBE_EVERY_S or getattr(state, "sessions", None) is None:
+        return down
+    state.db_probe = (time.monotonic(), down)  # one probe at a time
+    if getattr(state, "probe_thread", None) is None:
+        state.probe_thread = anyio.CapacityLimiter(1)
+    try:
+        work = anyio.to_thread.run_sync(_select_one, state.sessions, limiter=state.probe_thread)
+        await asyncio.wait_for(work, PROBE_TIMEOUT_S)
+        down = False
+    except Exception as exc:
+        if not down:
+            log.error("database unreachable (%s): %s", state.settings.database_url.split("@")[-1], exc)
+        down = True
+    state.db_probe = (time.monotonic(), down)
+    return down
+
+
+def _select_one(sessions) -> None:
+    from sqlalchemy import text
+
+    with sessions() as session:
+        session.execute(text("SELECT 1"))
 
 
 @api.get("/healthz")
@@ -17,6 +55,10 @@ async def healthz(request: Request):
     health = getattr(request.app.state, "db_health", None)
     if health is not None and health.damaged:
         return JSONResponse(health.report(), status_code=503)
+    down = await _unreachable(request.app)
+    if down:
+        body = {"status": "degraded", "database": "unreachable: see the server's log"}
+        return JSONResponse(body, status_code=503, headers={"Retry-After": "5"})
     body: dict = {"status": "ok"}
     gates, pacing = getattr(request.app.state, "admission", None), getattr(request.app.state, "pacing", None)
     if gates and pacing:

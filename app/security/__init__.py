@@ -1,5 +1,6 @@
-"""Protection that wraps every request: security headers, CSRF checks on form posts, and a
-per-token rate limit. ``install(app, settings)`` adds the three middlewares in the right order."""
+"""Protection that wraps every request: security headers, a per-token rate limit, the front door
+(token before body, a deadline for the body) and, inside the gates, CSRF checks on form posts.
+``install(app, settings)`` adds the first three, ``install_csrf(app)`` the last."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from tpuwatch.server.settings import Settings
 def install(app: FastAPI, settings: Settings) -> None:
     """Add the middlewares. Call it *before* adding the session middleware: Starlette puts the last
     added middleware outermost, and the CSRF check must see the decoded session."""
-    from tpuwatch.server.security.csrf import CSRFMiddleware
+    from tpuwatch.server.security.frontdoor import FrontDoor
     from tpuwatch.server.security.headers import SecurityHeadersMiddleware
     from tpuwatch.server.security.ratelimit import RateLimitMiddleware
+    from tpuwatch.server.security.tokencache import TokenCache
 
-    app.add_middleware(CSRFMiddleware)
+    app.state.token_cache = TokenCache()
+    app.add_middleware(FrontDoor, settings=settings, tokens=app.state.token_cache)  # outside the gates
     if settings.rate_limit_per_second > 0:
         app.add_middleware(
             RateLimitMiddleware,
@@ -26,6 +29,14 @@ def install(app: FastAPI, settings: Settings) -> None:
         )
     app.add_middleware(SecurityHeadersMiddleware)
     _out_of_range_is_a_client_error(app)
+
+
+def install_csrf(app: FastAPI) -> None:
+    """The CSRF check, added before the gates: it runs inside them, on a body the front door has
+    already read whole (within its deadline and the form's small limit)."""
+    from tpuwatch.server.security.csrf import CSRFMiddleware
+
+    app.add_middleware(CSRFMiddleware)
 
 
 def _out_of_range_is_a_client_error(app: FastAPI) -> None:

@@ -30,6 +30,11 @@ _PREFIXES = (
     # Plain timestamps and host tags: [2024-01-01 10:00:00,123] / 2024-01-01T10:00:00Z
     re.compile(r"^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s*(?:-\s*)?()"),
 )
+# Launchers that tag each process's lines: torchrun "[rank0]: " / "[default0]:", OpenMPI
+# "[1,0]<stderr>:", JAX multi-host wrappers "[process 3] ", "[worker-3] ".
+_RANK = re.compile(
+    r"^(?:\[(?:rank|default|local_rank|process|worker|host)[ _-]?\d+\]:?|\[\d+,\d+\]<std(?:out|err)>:) ?"
+)
 _LEVELS = {"E": "E", "F": "F", "ERROR": "E", "CRITICAL": "F", "FATAL": "F"}
 
 _EXC = re.compile(
@@ -78,6 +83,9 @@ def strip_prefix(line: str) -> tuple[str, str]:
     >>> strip_prefix("E0221 12:00:00.000000 1234 client.cc:80] boom")
     ('E', 'boom')
     """
+    tag = _RANK.match(line)
+    if tag:  # every rank of a multi-process launch tags its lines: the message follows the tag
+        line = line[tag.end() :]
     for pattern in _PREFIXES:
         m = pattern.match(line)
         if m:

@@ -22,6 +22,7 @@ from .cards import Card
 from .facts import general_facts, message_lines, structural_subtype
 from .features import extract
 from .knowledge import CATEGORIES, Signature
+from .recognise import recognise
 from .scan import index
 from .scorer import Scored, basis, decide, model
 from .structure import ErrorDoc, is_own_line, parse
@@ -78,6 +79,7 @@ class Classifier:
         self._refined: set[str] = set()  # categories a more specific match replaced
         self._region: list[str] = []
         self._region_len = 0
+        self._parsed: tuple[int, ErrorDoc, int] | None = None
 
     # -- input -------------------------------------------------------------------------------
     def feed(self, line: str) -> None:
@@ -110,10 +112,7 @@ class Classifier:
         op names, status codes) and the message's vocabulary are weighed together by the scorer;
         below its gate the answer is `unknown`.
         """
-        self._finish()
-        text = self.region()
-        doc = parse(text)
-        offset = self.lines_seen - text.count("\n")
+        doc, offset = self._read()
         ev = extract(doc, self.rule_hits(), model().learned, suppress=self._refined)
         best, ranked = decide(ev)
         if best is None:
@@ -131,7 +130,7 @@ class Classifier:
 
     def rule_hits(self) -> dict[str, tuple[float, int, str]]:
         """Each category's best signature match: (confidence, line, evidence)."""
-        self._finish()
+        self._read()
         return {
             c: (self._confidence(h), h.line, h.evidence)
             for c, h in self._hits.items()
@@ -147,6 +146,35 @@ class Classifier:
         """The text the structural parse reads: all of a short text, the tail of a long log."""
         self._finish()
         return "".join(self._region)
+
+    def _read(self) -> tuple[ErrorDoc, int]:
+        """Parse the error region once (per amount of text seen) and add what the frameworks'
+        message templates and the error's structure say (:mod:`.recognise`) to the signatures'
+        matches. Returns the parsed region and the log line number its first line follows."""
+        self._finish()
+        if self._parsed is not None and self._parsed[0] == self.lines_seen:
+            return self._parsed[1], self._parsed[2]
+        text = self.region()
+        doc = parse(text)
+        offset = self.lines_seen - text.count("\n")
+        for category, found in recognise(doc, text).items():
+            if category in self._refined:
+                continue
+            line = found.line + offset if found.line is not None else None
+            hit = self._hits.get(category)
+            if hit is None:
+                hit = self._hits[category] = _Hit(found.confidence, line, found.evidence, found.subtype, None)
+            elif found.confidence > hit.score:
+                hit.score, hit.line, hit.evidence, hit.subtype = (
+                    found.confidence,
+                    line,
+                    found.evidence,
+                    found.subtype,
+                )
+            hit.signatures.add(("structure", found.subtype))
+            self._refined.update(c for c in found.refines if c != category)
+        self._parsed = (self.lines_seen, doc, offset)
+        return doc, offset
 
     def _finish(self) -> None:
         self._flush_pending()
@@ -315,6 +343,27 @@ def _tailor(category: str, facts: dict, fixes: list[str], context: Mapping) -> N
             f"Batch with dataset.batch({batch}, drop_remainder=True) so the last "
             f"partial batch never reaches the TPU.",
         )
+
+
+def triage_error(message: str, before: Iterable[str] = (), context: Mapping | None = None) -> list[Card]:
+    """The one way tpuwatch triages an error, for the CLI, the server's error events and pasted text.
+
+    ``message`` is the error (a traceback, a whole log); ``before`` the log lines that came just
+    before it (what the agent sends as an error event's context): they are read with it, as one
+    text, so a loop's own ``loss inf`` or the steps that ran before a shape error count the same
+    whether the error arrives as an event or inside a log file. Card line numbers count from the
+    first line of ``message``; evidence found in ``before`` has no line of its own (None).
+
+    >>> [c.category for c in triage_error("ValueError: tensor had no data", ["step 1 loss inf"])]
+    ['nan_inf']
+    """
+    before = [line.rstrip("\n") for line in before]
+    text = "\n".join([*before, message]) if before else message
+    cards = classify_text(text, context)
+    for card in cards:
+        if before and card.line is not None:
+            card.line = card.line - len(before) if card.line > len(before) else None
+    return cards
 
 
 def classify_text(text: str, context: Mapping | None = None) -> list[Card]:

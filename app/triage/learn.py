@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 from .engine import Classifier
 from .features import CATEGORIES, KINDS, Evidence, extract, message_text, tokens
-from .scorer import WEIGHTS_PATH, Model, corroborated, score
+from .scorer import WEIGHTS_PATH, Model, may_name, score
 from .structure import parse
 
 MIN_FAMILIES = 3  # a learned word must be used by this many families of its category ...
@@ -191,7 +191,7 @@ def predict(ex: Example, m: Model) -> Result:
         return Result(ex, "unknown", 0.0)
     runner = ranked[1].probability if len(ranked) > 1 else 0.0
     top = ranked[0]
-    return Result(ex, top.category, top.probability, runner, corroborated(ev, top.category))
+    return Result(ex, top.category, top.probability, runner, may_name(ev, top.category, top.probability))
 
 
 def choose_gate(results: list[Result], target: float = TARGET_PRECISION) -> tuple[float, float]:

@@ -50,6 +50,9 @@ WITNESSES = (
     (("words",), 0.8),  # the category's own vocabulary; learned words weigh in the score only
     (("shape_static", "shape_late", "xla"), 0.5),
 )
+VOCABULARY = frozenset({"words", "learned", "user"})
+STRUCTURE_FLOOR = 0.3
+VOCABULARY_GATE = 0.9  # a category named on its vocabulary alone needs this probability
 # Categories whose generic evidence is everywhere in the stack: they need an anchor of their own.
 NEEDS_ANCHOR = frozenset({"compile_error"})
 
@@ -156,7 +159,15 @@ def named(ev: Evidence, ranked: list[Scored], gate: float, margin: float) -> boo
     runner_up = ranked[1].probability if len(ranked) > 1 else 0.0
     if ranked[0].probability - runner_up < margin:
         return False
-    return corroborated(ev, ranked[0].category)
+    return may_name(ev, ranked[0].category, ranked[0].probability)
+
+
+def may_name(ev: Evidence, category: str, probability: float) -> bool:
+    """Corroborated, and named on more than words unless the words are very sure (see
+    :func:`structural`)."""
+    if not corroborated(ev, category):
+        return False
+    return probability >= VOCABULARY_GATE or structural(ev, category)
 
 
 def anchored(ev: Evidence, category: str, strict: bool = False) -> bool:
@@ -197,6 +208,16 @@ def corroborated(ev: Evidence, category: str) -> bool:
     if category in NEEDS_ANCHOR:
         return anchor
     return anchor or witnesses(ev, category) >= 2
+
+
+def structural(ev: Evidence, category: str) -> bool:
+    """Something beyond vocabulary testifies for the category: a signature or template, the
+    exception, its module or status, an op, an XLA code, a frame, a shape check. Words alone (the
+    category's phrases, learned words) name a category only when very sure (``VOCABULARY_GATE``):
+    on errors unlike the zoo's they say what the text is about ("replica", "failed to
+    initialize"), not what went wrong."""
+    values = ev.values.get(category, {})
+    return any(v >= STRUCTURE_FLOOR for k, v in values.items() if k not in VOCABULARY)
 
 
 def _sigmoid(x: float) -> float:

@@ -25,16 +25,18 @@ def triage_text(text: str, context: Mapping | None = None) -> TriageResult:
 
 
 def cards_for_error_event(message: str, data: dict | None, context: Mapping | None = None) -> list[dict]:
-    """Cards for one error event: its own text first, then the log lines before it if needed."""
-    from tpuwatch.server.triage import classify_text
+    """Cards for one error event: its text read with the log lines the agent sent before it, by
+    the same function the ``tpuwatch triage`` CLI uses on a log file (``engine.triage_error``)."""
+    from tpuwatch.server.triage.engine import triage_error
 
     # tpuwatch's own agent lines ("tpuwatch: metrics ... unavailable") are never evidence.
     message = "\n".join(ln for ln in message.splitlines() if not is_own_line(ln))
-    cards = classify_text(message, context or {}) if message.strip() else []
-    if not cards and data and isinstance(data.get("context"), list):
-        lines = [str(x) for x in data["context"][-40:] if not is_own_line(str(x))]
-        cards = classify_text("\n".join([*lines, message]), context or {})
-    return [c.to_dict() for c in cards]
+    before = []
+    if data and isinstance(data.get("context"), list):
+        before = [str(x) for x in data["context"][-40:] if not is_own_line(str(x))]
+    if not message.strip() and not before:
+        return []
+    return [c.to_dict() for c in triage_error(message, before, context or {})]
 
 
 def classify_events(events: list[tuple], context: Mapping | None = None) -> list[tuple]:
@@ -89,3 +91,50 @@ def unknown_groups(session: Session, principal: Principal, max_events: int = 500
         for g in grouper.groups()
     ]
     return UnknownGroups(groups=groups)
+
+
+def annotate_unknowns(
+    session: Session, job: Job, cards: list[dict], days: float = 7.0, limit: int = 2000
+) -> None:
+    """Give each unknown error card of ``job`` its group across the project's recent jobs: the
+    mined template and the other jobs whose unknown errors fell in the same group in the last
+    ``days`` ("seen in 3 other jobs this week"), so a team learns its own recurring failures.
+
+    Cards come from :func:`tpuwatch.server.dashboard.page.error_cards` (``event_id`` set); the card
+    gains ``unknown_group``: ``{"key", "template", "other_jobs": [{"id", "name"}], "days"}``."""
+    from tpuwatch.server.triage.templates import UnknownGrouper
+
+    wanted = {c["event_id"] for c in cards if c.get("category") == "unknown" and c.get("event_id")}
+    if not wanted:
+        return
+    newest = session.scalar(select(Event.ts).where(Event.id.in_(wanted)).order_by(Event.ts.desc()).limit(1))
+    since = (newest or 0.0) - days * 86400
+    q = (
+        select(Event.id, Event.job_id, Event.message, Event.data, Job.name)
+        .join(Job, Job.id == Event.job_id)
+        .where(Event.kind == Kind.ERROR, Job.project_id == job.project_id)
+        .where((Event.ts >= since) | Event.id.in_(wanted))
+        .order_by(Event.id.desc())
+        .limit(limit)
+    )
+    grouper = UnknownGrouper()
+    group_of: dict[int, str] = {}
+    jobs: dict[str, dict[int, str]] = {}
+    for event_id, job_id, message, data, name in reversed(session.execute(q).all()):
+        if (data or {}).get("cards"):
+            continue
+        group = grouper.add(message, source=str(job_id))
+        group_of[event_id] = group.key
+        jobs.setdefault(group.key, {})[job_id] = name
+    templates = {g.key: g.template for g in grouper.groups()}
+    for card in cards:
+        key = group_of.get(card.get("event_id"))
+        if card.get("category") != "unknown" or key is None:
+            continue
+        others = sorted((j, n) for j, n in jobs[key].items() if j != job.id)
+        card["unknown_group"] = {
+            "key": key,
+            "template": templates.get(key, ""),
+            "other_jobs": [{"id": j, "name": n} for j, n in others],
+            "days": days,
+        }

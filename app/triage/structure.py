@@ -258,6 +258,10 @@ def parse(text: str) -> ErrorDoc:
             doc.frames.append(frame)
             current = None
             continue
+        if body.startswith("----------") and not body.strip("-"):
+            # JAX ends a message with a rule and its traceback-filtering notice: not the message.
+            current = resume = None
+            continue
         if _CHAIN_CAUSE in body or _CHAIN_DURING in body:
             chain = "cause" if _CHAIN_CAUSE in body else "during"
             current = resume = None

@@ -24,12 +24,15 @@ class WebhookReceiver:
         self.status = 200  # what every request gets once fail_next is used up
         self.redirect: tuple[int, str] | None = None
         self.requests = 0  # every request that reached this receiver, whatever it was answered
+        self.delay = 0.0  # seconds each request takes (a slow receiver)
         self.lock = threading.Lock()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if receiver.delay:
+                    time.sleep(receiver.delay)
                 with receiver.lock:
                     receiver.requests += 1
                     if receiver.redirect is not None:

@@ -113,7 +113,7 @@ IPYTHON_CKPT_FRAME = (
     ("text", "category"),
     [
         (TF_OOM_HINT, "oom"),
-        (JAX_TRACED_SLICE, "dynamic_shape"),
+        (JAX_TRACED_SLICE, "compile_error"),
         (XLA_CPU_KERNEL, "unsupported_op"),
         (TPU_STRING_TYPE, "unsupported_dtype"),
         (MOSAIC_PARTITION, "compile_error"),
@@ -124,7 +124,7 @@ IPYTHON_CKPT_FRAME = (
         (LOSS_IS_NAN, "nan_inf"),
         (CHECKPOINT_403, "checkpoint"),
         (TF_MASTER_UNREACHABLE, "connection_loss"),
-        (OLD_JAX_INDEX, "dynamic_shape"),
+        (OLD_JAX_INDEX, "compile_error"),
         (TPU_COMPILE_LOG, "compile_error"),
         (PTXAS_CRASH, "compile_error"),
         (TORCH_STATE_DICT, "checkpoint"),

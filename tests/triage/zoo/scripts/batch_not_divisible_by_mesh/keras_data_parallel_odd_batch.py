@@ -2,7 +2,7 @@
 
 label: strategy_scope
 family: batch_not_divisible_by_mesh
-source: keras-team/keras
+source: Physical-Intelligence/openpi
 """
 
 import os

@@ -2,7 +2,7 @@
 
 label: compile_error
 family: cond_predicate_not_scalar
-source: google/flax
+source: jax-ml/jax
 """
 
 import jax.numpy as jnp

@@ -2,7 +2,6 @@
 
 label: input_pipeline
 family: csv_dataset_missing_column
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

@@ -2,7 +2,7 @@
 
 label: input_pipeline
 family: dataset_map_arity
-source: google/grain
+source: tensorflow/datasets
 """
 
 import grain.python as grain

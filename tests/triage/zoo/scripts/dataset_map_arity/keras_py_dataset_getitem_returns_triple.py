@@ -2,7 +2,7 @@
 
 label: input_pipeline
 family: dataset_map_arity
-source: keras-team/keras
+source: tensorflow/datasets
 """
 
 import keras

@@ -2,7 +2,7 @@
 
 label: input_pipeline
 family: dataset_map_arity
-source: tensorflow/tensorflow
+source: tensorflow/datasets
 """
 
 import tensorflow as tf

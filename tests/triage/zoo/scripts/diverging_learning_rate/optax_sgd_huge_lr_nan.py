@@ -2,7 +2,6 @@
 
 label: nan_inf
 family: diverging_learning_rate
-source: google-deepmind/optax
 """
 
 import jax

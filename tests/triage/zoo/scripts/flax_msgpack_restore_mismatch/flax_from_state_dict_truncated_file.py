@@ -2,7 +2,6 @@
 
 label: checkpoint
 family: flax_msgpack_restore_mismatch
-source: google/flax
 """
 
 import flax.linen as nn

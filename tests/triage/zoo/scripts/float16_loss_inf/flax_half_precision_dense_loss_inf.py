@@ -2,7 +2,7 @@
 
 label: nan_inf
 family: float16_loss_inf
-source: google/flax
+source: tensorflow/tensorflow
 """
 
 import flax.linen as nn

@@ -2,7 +2,7 @@
 
 label: nan_inf
 family: float16_loss_inf
-source: jax-ml/jax
+source: tensorflow/tensorflow
 """
 
 import jax

@@ -2,7 +2,7 @@
 
 label: compile_error
 family: grad_of_non_scalar
-source: google/flax
+source: jax-ml/jax
 """
 
 import flax.linen as nn

@@ -2,7 +2,6 @@
 
 label: input_pipeline
 family: grain_transform_raises
-source: google/grain
 """
 
 import grain

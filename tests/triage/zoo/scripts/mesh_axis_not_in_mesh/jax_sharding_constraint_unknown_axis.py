@@ -2,7 +2,7 @@
 
 label: strategy_scope
 family: mesh_axis_not_in_mesh
-source: marin-community/marin
+source: NVIDIA/TransformerEngine
 """
 
 import os

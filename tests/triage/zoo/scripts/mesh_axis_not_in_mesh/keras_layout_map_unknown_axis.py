@@ -2,7 +2,7 @@
 
 label: strategy_scope
 family: mesh_axis_not_in_mesh
-source: keras-team/keras
+source: NVIDIA/TransformerEngine
 """
 
 import os

@@ -2,7 +2,7 @@
 
 label: strategy_scope
 family: mesh_shape_mismatch
-source: keras-team/keras
+source: jax-ml/jax
 """
 
 import os

@@ -2,7 +2,6 @@
 
 label: nan_inf
 family: nan_grad_at_zero
-source: google/flax
 """
 
 import flax.linen as nn

@@ -2,7 +2,6 @@
 
 label: nan_inf
 family: nan_grad_at_zero
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf

@@ -2,7 +2,6 @@
 
 label: checkpoint
 family: orbax_save_step_exists
-source: google/orbax
 """
 
 import os

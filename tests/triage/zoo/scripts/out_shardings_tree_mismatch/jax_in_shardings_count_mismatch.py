@@ -2,7 +2,6 @@
 
 label: strategy_scope
 family: out_shardings_tree_mismatch
-source: jax-ml/jax
 """
 
 import os

@@ -2,7 +2,7 @@
 
 label: strategy_scope
 family: pmap_more_devices_than_available
-source: google/flax
+source: jax-ml/jax
 """
 
 import os

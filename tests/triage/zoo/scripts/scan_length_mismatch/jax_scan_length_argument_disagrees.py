@@ -2,7 +2,7 @@
 
 label: compile_error
 family: scan_length_mismatch
-source: jax-ml/jax
+source: marin-community/haliax
 """
 
 import jax

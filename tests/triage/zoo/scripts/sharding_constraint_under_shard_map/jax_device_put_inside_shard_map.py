@@ -2,7 +2,7 @@
 
 label: strategy_scope
 family: sharding_constraint_under_shard_map
-source: jax-ml/jax
+source: NVIDIA/TransformerEngine
 """
 
 import os

@@ -2,7 +2,7 @@
 
 label: compile_error
 family: traced_slice_length
-source: google/flax
+source: jax-ml/jax
 """
 
 import flax.linen as nn

@@ -2,7 +2,6 @@
 
 label: compile_error
 family: variables_created_in_step_function
-source: tensorflow/tensorflow
 """
 
 import tensorflow as tf
