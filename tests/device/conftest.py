@@ -1,2 +1,2 @@
-# The alert tests' webhook receiver, for the device tests (the browser: tests/browser/fixtures.py).
+# The alert tests' webhook receiver, for the slice hang test.
 from tests.alerts.conftest import webhook  # noqa: F401
