@@ -86,6 +86,7 @@ class Example:
     label: str
     evidence: Evidence  # without the learned vocabulary
     words: set[str]
+    repository: str = ""  # the public repository whose threads the family was drawn from
 
 
 def prepare(rows: list[dict]) -> list[Example]:
@@ -98,7 +99,8 @@ def prepare(rows: list[dict]) -> list[Example]:
         doc = parse(classifier.region())
         text = message_text(doc)
         ev = extract(doc, rules, None, text, suppress=classifier.refined)
-        out.append(Example(row["id"], row.get("family") or row["id"], row["label"], ev, tokens(text)))
+        family = row.get("family") or row["id"]
+        out.append(Example(row["id"], family, row["label"], ev, tokens(text), row.get("repository") or ""))
     return out
 
 
@@ -172,14 +174,20 @@ def fit(examples: list[Example], gate: float = 0.5) -> Model:
     return Model(weights, bias, gate, learned)
 
 
-def crossval(examples: list[Example]) -> list[Result]:
-    """Leave-one-family-out: every example's best category, scored by a model fitted without it."""
+def crossval(examples: list[Example], by: str = "family") -> list[Result]:
+    """Leave-one-family-out (``by="family"``): every example's best category, scored by a model
+    fitted without its family. ``by="repository"``: leave out every family drawn from one public
+    repository's threads at once (families with no repository are left out one by one)."""
+
+    def group(ex: Example) -> str:
+        return ex.repository or f"family:{ex.family}" if by == "repository" else ex.family
+
     out = []
-    for family in sorted({ex.family for ex in examples}):
-        train = [ex for ex in examples if ex.family != family]
+    for held in sorted({group(ex) for ex in examples}):
+        train = [ex for ex in examples if group(ex) != held]
         m = fit(train, gate=0.0)
         for ex in examples:
-            if ex.family == family:
+            if group(ex) == held:
                 out.append(predict(ex, m))
     return out
 
@@ -251,6 +259,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("zoo", type=Path, nargs="+", help="labelled errors (captured.jsonl)")
     parser.add_argument("--write", action="store_true", help=f"write {WEIGHTS_PATH.name}")
     parser.add_argument("--crossval", action="store_true", help="print leave-one-family-out scores")
+    parser.add_argument(
+        "--by-repository",
+        action="store_true",
+        help="also print leave-one-repository-out scores on the errors whose family names a repository",
+    )
     args = parser.parse_args(argv)
     examples = prepare([row for path in args.zoo for row in load(path)])
     results = crossval(examples)
@@ -258,6 +271,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.crossval:
         print(f"leave-one-family-out, gate {gate:.2f}, margin {margin:.2f}:")
         report(results, gate, margin)
+    if args.by_repository:
+        by_repo = [r for r in crossval(examples, by="repository") if r.ex.repository]
+        repos = len({r.ex.repository for r in by_repo})
+        print(
+            f"leave-one-repository-out on {len(by_repo)} errors from {repos} repositories, gate {gate:.2f}:"
+        )
+        report(by_repo, gate, margin)
     if args.write:
         m = fit(examples, gate)
         m = Model(m.weights, m.bias, gate, m.learned, margin)
