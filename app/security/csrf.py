@@ -17,13 +17,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from tpuwatch.server.security.frontdoor import TRIAGE_BYTES, TRIAGE_PATHS
+from tpuwatch.server.security.limits import MAX_FORM_BYTES, TRIAGE_BYTES, TRIAGE_PATHS
 
 SESSION_KEY = "csrf"
 FIELD = "csrf_token"
 HEADER = "x-csrf-token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
-MAX_FORM_BYTES = 64 * 1024  # the front door has read the body already, within the same limits
 
 
 def csrf_token(request: Request) -> str | None:

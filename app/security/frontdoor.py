@@ -30,16 +30,14 @@ from tpuwatch.server.auth.service import SESSION_KEY as SESSION_LOGIN  # set onc
 from tpuwatch.server.auth.throttle import credential_key, retry_after
 from tpuwatch.server.ops.admission import EXEMPT_PREFIXES, INGEST_PATH
 from tpuwatch.server.ops.integrity import is_damage
+from tpuwatch.server.security.limits import TRIAGE_BYTES, TRIAGE_PATHS
 from tpuwatch.server.security.tokencache import TokenCache, Unavailable
-from tpuwatch.server.triage.schemas import MAX_TRIAGE_CHARS
 
 log = logging.getLogger("tpuwatch.frontdoor")
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 ANYONE_MAY_POST = frozenset({"/login"})
-TRIAGE_PATHS = frozenset({"/triage", "/api/v1/triage"})
 OPEN_MAY_POST = TRIAGE_PATHS  # read-only: classifies pasted text
-TRIAGE_BYTES = 4 * MAX_TRIAGE_CHARS + 4096  # its characters in UTF-8 at most, and the form around them
 CLOSE = {"Connection": "close"}
 
 
