@@ -39,7 +39,7 @@ class Settings(BaseSettings):
         10.0, gt=0, description="a request's whole body arrives within this, or 408"
     )
     max_connections_per_address: int = Field(
-        256, ge=0, description="connections one client address may hold at once (0: no limit); beyond, 503"
+        1024, ge=0, description="connections one client address may hold at once (0: no limit); beyond, 503"
     )
     forwarded_allow_ips: str = Field(
         "",

@@ -14,6 +14,11 @@ Prints ``name=value`` lines:
   and sent; uncompressed: batches this small go out without gzip) and ``device_gzip_bytes_per_min``;
 - ``device_core_state_ms``: one read of the cores' state (GetTpuRuntimeStatus with HLO locations).
 
+And the server's side, on SQLite and PostgreSQL (``--skip-postgres`` leaves it out): the rounds of
+a 64-host job stored through the ingest service (``device_store_ms_per_round``, a batch per host
+with one round each, as agents send them) and the device view of the job page and API over them
+(``device_view_ms``).
+
 ``--quick`` runs fewer rounds.
 """
 
@@ -50,13 +55,67 @@ def main() -> None:
     )
     try:
         port = int(server.stdout.readline())
-        run(f"127.0.0.1:{port}", rounds, blocks)
+        packed = run(f"127.0.0.1:{port}", rounds, blocks)
     finally:
         server.stdin.close()
         server.wait(10)
+    with tempfile.TemporaryDirectory() as tmp:
+        store(f"sqlite:///{tmp}/bench.db", "sqlite", packed, 5 if quick else 20)
+    if "--skip-postgres" not in sys.argv:
+        from bench.common import fresh_postgres
+
+        with fresh_postgres() as url:
+            store(url, "postgresql", packed, 5 if quick else 20)
 
 
-def run(address: str, rounds: int, blocks: int) -> None:
+def store(url: str, label: str, packed: list, rounds: int, hosts: int = 64) -> None:
+    from bench.common import make_token
+    from tpuwatch.server.db import make_engine, make_sessionmaker, transaction, upgrade
+    from tpuwatch.server.device.service import device_view
+    from tpuwatch.server.ingest.schemas import Batch
+    from tpuwatch.server.ingest.service import ingest
+    from tpuwatch.server.models import Job
+    from tpuwatch.server.tokens.service import authenticate
+
+    upgrade(url)
+    token = make_token(url)
+    engine = make_engine(url)
+    sessions = make_sessionmaker(engine)
+    with transaction(sessions) as s:
+        who = authenticate(s, token)
+    t0 = time.time() - rounds * EVERY_S
+    spent = {}
+    for with_round in (False, True, False, True):  # the round's share: the same batches without it
+        run_id = f"bench-device-{with_round}-{time.perf_counter_ns()}"
+        took = 0.0
+        for i in range(rounds):
+            with transaction(sessions) as s:
+                c0 = time.perf_counter()
+                for h in range(hosts):
+                    ts = t0 + i * EVERY_S
+                    events = [[ts, "device", "", packed[3]]] if with_round else []
+                    run = {"run_id": run_id, "job": run_id, "host": h}
+                    steps = [[i * 5 + k, ts - 4 + k, 1.0, 0.01] for k in range(5)]
+                    batch = Batch(stream=f"{run_id}-{h}", seq=i, run=run, steps=steps, events=events)
+                    job_id = ingest(s, who, batch).job_id
+                took += time.perf_counter() - c0
+        per_batch = took / (rounds * hosts)
+        spent[with_round] = min(spent.get(with_round, per_batch), per_batch)
+    views = []
+    with transaction(sessions) as s:
+        job = s.get(Job, job_id)
+        for _ in range(5):
+            c0 = time.perf_counter()
+            view = device_view(s, job)
+            views.append(time.perf_counter() - c0)
+    engine.dispose()
+    extra = (spent[True] - spent[False]) * 1000
+    print(f"device_store_ms_per_round_{label}={extra:.2f} (a batch of 5 steps: {spent[False] * 1000:.2f} ms)")
+    series = len(view.series)
+    print(f"device_view_ms_{label}={statistics.median(views) * 1000:.1f} ({hosts} hosts, {series} series)")
+
+
+def run(address: str, rounds: int, blocks: int) -> list:
     from tpuwatch.monitor import Monitor
     from tpuwatch.sources.tpu_metrics import TpuMetricsSource
 
@@ -93,6 +152,7 @@ def run(address: str, rounds: int, blocks: int) -> None:
     print(f"device_bytes_per_min={per_round * per_min:.0f}")
     print(f"device_gzip_bytes_per_min={len(gzip.compress(packed, 6)) * per_min:.0f}")
     print(f"device_core_state_ms={core_ms:.2f} ({cores} cores)")
+    return list(event)
 
 
 def _spool_bytes(folder: Path) -> int:

@@ -55,7 +55,10 @@ def server_process(db_url: str, data_dir: str, extra_env: dict | None = None, wo
     os.makedirs(data_dir, exist_ok=True)
     log_path = os.path.join(data_dir, "server.log")
     log_file = open(log_path, "wb")  # noqa: SIM115 - closed when the server is done
-    env = dict(os.environ, TPUWATCH_DATA_DIR=data_dir, **(extra_env or {}))
+    # Every emulated or real agent of a bench comes from 127.0.0.1, standing for thousands of
+    # machines: the per-address connection cap (one client's share) is off unless a bench sets it.
+    env = dict(os.environ, TPUWATCH_DATA_DIR=data_dir, TPUWATCH_MAX_CONNECTIONS_PER_ADDRESS="0")
+    env.update(extra_env or {})
     proc = subprocess.Popen(
         [
             sys.executable,

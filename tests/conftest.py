@@ -25,6 +25,10 @@ from sqlalchemy.engine import make_url
 from tpuwatch.server.db import Base, make_engine, make_sessionmaker, transaction, upgrade
 from tpuwatch.server.settings import Settings
 
+# The browser tests' Chromium and live SQLite server, registered here once for every folder (one
+# browser per worker: two sync Playwright sessions cannot share a thread).
+pytest_plugins = ["tests.browser.fixtures"]
+
 PG_ENV = "TPUWATCH_TEST_DATABASE_URL"
 
 

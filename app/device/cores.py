@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from tpuwatch.server.device.asks import last_ask
 from tpuwatch.server.device.schemas import CoreGroup, CoreView
 from tpuwatch.server.models import Event, JobHost
-from tpuwatch.server.slice.hosts import stack_excerpt
+from tpuwatch.server.slice.hosts import latest_stacks
 from tpuwatch.wire import Kind
 
 NAMED_GROUPS = 3  # minority groups spelled out; the rest are counted
@@ -159,7 +159,7 @@ def core_view(session: Session, job_id: int, now: float, settle: bool = True) ->
         return CoreView(asked_at=asked.asked_at, hosts=len(states)) if not settle else None
     groups = group_hosts(states)
     named = [g.hosts[0] for g in groups[1 : 1 + NAMED_GROUPS]] if len(groups) > 1 else []
-    stacks = _stacks(session, job_id, named)
+    stacks = latest_stacks(session, job_id, named)
     for g in groups:
         g.stack = stacks.get(g.hosts[0])
     return CoreView(
@@ -169,18 +169,3 @@ def core_view(session: Session, job_id: int, now: float, settle: bool = True) ->
         groups=groups,
         lines=lines(groups, max(total, len(states)), stacks),
     )
-
-
-def _stacks(session: Session, job_id: int, hosts: list[int]) -> dict[int, str]:
-    if not hosts:
-        return {}
-    rows = session.execute(
-        select(Event.host_index, Event.message)
-        .where(Event.job_id == job_id, Event.kind == Kind.STACKS, Event.host_index.in_(hosts))
-        .order_by(Event.ts.desc())
-        .limit(10 * len(hosts))
-    ).all()
-    out: dict[int, str] = {}
-    for h, message in rows:
-        out.setdefault(h, stack_excerpt(message or ""))
-    return out

@@ -28,7 +28,7 @@ CHECK_EVERY_S = 1.0
 class Limits:
     max_header_bytes: int = 32 * 1024
     head_seconds: float = 10.0
-    max_connections_per_address: int = 256
+    max_connections_per_address: int = 1024
 
     @classmethod
     def of(cls, settings) -> Limits:

@@ -17,11 +17,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from tpuwatch.server.security.limits import MAX_FORM_BYTES, TRIAGE_BYTES, TRIAGE_PATHS
+
 SESSION_KEY = "csrf"
 FIELD = "csrf_token"
 HEADER = "x-csrf-token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
-MAX_FORM_BYTES = 64 * 1024  # the front door has read the body already, within the same limit
 
 
 def csrf_token(request: Request) -> str | None:
@@ -55,7 +56,8 @@ class CSRFMiddleware:
             await self.app(scope, receive, send)
             return
         expected = (scope.get("session") or {}).get(SESSION_KEY)
-        body, too_big = await _read_body(receive)
+        limit = TRIAGE_BYTES if scope["path"] in TRIAGE_PATHS else MAX_FORM_BYTES  # a pasted log
+        body, too_big = await _read_body(receive, limit)
         if too_big:
             await JSONResponse({"detail": "form is too large"}, status_code=413)(scope, receive, send)
             return
@@ -78,7 +80,7 @@ class CSRFMiddleware:
         await self.app(scope, replay, send)
 
 
-async def _read_body(receive: Receive) -> tuple[bytes, bool]:
+async def _read_body(receive: Receive, limit: int) -> tuple[bytes, bool]:
     chunks, size = [], 0
     while True:
         message = await receive()
@@ -86,7 +88,7 @@ async def _read_body(receive: Receive) -> tuple[bytes, bool]:
             break
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > MAX_FORM_BYTES:
+        if size > limit:
             return b"", True
         chunks.append(chunk)
         if not message.get("more_body", False):

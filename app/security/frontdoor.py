@@ -30,13 +30,14 @@ from tpuwatch.server.auth.service import SESSION_KEY as SESSION_LOGIN  # set onc
 from tpuwatch.server.auth.throttle import credential_key, retry_after
 from tpuwatch.server.ops.admission import EXEMPT_PREFIXES, INGEST_PATH
 from tpuwatch.server.ops.integrity import is_damage
+from tpuwatch.server.security.limits import TRIAGE_BYTES, TRIAGE_PATHS
 from tpuwatch.server.security.tokencache import TokenCache, Unavailable
 
 log = logging.getLogger("tpuwatch.frontdoor")
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 ANYONE_MAY_POST = frozenset({"/login"})
-OPEN_MAY_POST = frozenset({"/triage", "/api/v1/triage"})  # read-only: classifies pasted text
+OPEN_MAY_POST = TRIAGE_PATHS  # read-only: classifies pasted text
 CLOSE = {"Connection": "close"}
 
 
@@ -132,6 +133,8 @@ class FrontDoor:
         s = self.settings
         if scope["path"] == INGEST_PATH:
             return s.max_body_bytes
+        if scope["path"] in TRIAGE_PATHS:
+            return TRIAGE_BYTES  # a whole pasted log
         return s.max_api_body_bytes if token is not None else s.max_form_bytes
 
 

@@ -134,7 +134,7 @@ def stopped_first(session: Session, job: Job, now: float) -> WhichHost:
         first = sorted((r for r in stepped if r.last_step == low), key=lambda r: r.last_step_at or 0)
     else:  # every host stopped at the same step: a silent heartbeat is what singles one out
         first = [r for r in rows if r.host_index in out.silent]
-    stacks = _stacks(session, job.id, [r.host_index for r in first[:NAMED]])
+    stacks = latest_stacks(session, job.id, [r.host_index for r in first[:NAMED]])
     out.stopped_first = [
         StoppedHost(
             host_index=r.host_index,
@@ -151,7 +151,8 @@ def stopped_first(session: Session, job: Job, now: float) -> WhichHost:
     return out
 
 
-def _stacks(session: Session, job_id: int, hosts: list[int]) -> dict[int, str]:
+def latest_stacks(session: Session, job_id: int, hosts: list[int]) -> dict[int, str]:
+    """Each host's latest captured stack, as its innermost main-thread frames."""
     if not hosts:
         return {}
     rows = session.execute(

@@ -1,3 +1,2 @@
-# The alert tests' webhook receiver and the browser tests' Chromium, for the device tests.
+# The alert tests' webhook receiver, for the slice hang test.
 from tests.alerts.conftest import webhook  # noqa: F401
-from tests.browser.conftest import browser, page, sqlite_server  # noqa: F401

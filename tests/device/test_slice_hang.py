@@ -30,7 +30,8 @@ def _hang(settings, sessions, webhook, tmp_path, name: str, odd: bool):
             if odd:  # host 17's cores ran dry: nothing running, nothing queued; its Python waits on input
                 pod.fakes[ODD].place("", program=b"", queued=0)
             last_step = pod.hang(stacks={ODD: ("next", 41)} if odd else None)
-            told = wait_until(lambda: _told(webhook, last_step), timeout=40)
+            needle = f"host {ODD}:" if odd else f"all {HOSTS} hosts wait"
+            told = wait_until(lambda: _told(webhook, last_step, needle), timeout=40)
             told_after = told[0] - last_step
             alert = next(a for a in c.get("/api/v1/alerts").json()["alerts"] if a["state"] != "resolved")
             page = c.get(f"/jobs/{job['id']}").text
@@ -41,10 +42,11 @@ def _hang(settings, sessions, webhook, tmp_path, name: str, odd: bool):
     return told_after, alert, page, view, told[1]
 
 
-def _told(webhook, since: float) -> tuple[float, str] | None:
-    """The first firing message after ``since`` that says where the cores are."""
+def _told(webhook, since: float, needle: str) -> tuple[float, str] | None:
+    """The first firing message after ``since`` that says where the cores are, as ``needle``."""
     for ts, body in zip(webhook.times, webhook.bodies, strict=False):
-        if ts > since and "cores:" in body.get("text", "") and "[FIRING]" in body.get("text", ""):
+        text = body.get("text", "")
+        if ts > since and "[FIRING]" in text and f"cores: {needle}" in text:
             return ts, body["text"]
     return None
 

@@ -220,3 +220,15 @@ def test_x_forwarded_for_is_not_believed_by_default(database_url, tmp_path):
         assert r.status_code == 429
     finally:
         server.stop()
+
+
+def test_a_whole_log_may_still_be_pasted_into_triage(door, sessions):
+    """The small form limit is for forms; triage takes a pasted log of up to 2,000,000 characters."""
+    token = make_token(sessions, scope="read")
+    log = (
+        "INFO step done\n" * 100_000
+        + "RuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm\n"
+    )
+    with api(door.url, token) as c:
+        r = c.post("/api/v1/triage", json={"text": log})
+    assert r.status_code == 200, r.text[:300]
