@@ -1,6 +1,6 @@
-"""The browser tests' fixtures: a real Chromium (Debian's /usr/bin/chromium, never `playwright install`) driving
-a real server. Registered once, in tests/conftest.py, so every folder shares one browser per worker
-(two sync Playwright sessions cannot live on one thread).
+"""The browser tests' fixtures: a real Chromium (Debian's /usr/bin/chromium, never `playwright
+install`) driving a real server. Registered once, in tests/conftest.py, so every folder shares one
+browser per worker (two sync Playwright sessions cannot live on one thread).
 
 Without Chromium these tests skip with the reason printed, unless TPUWATCH_REQUIRE_BROWSER is set
 (CI sets it): then they fail, so a missing browser cannot pass for a green run.
