@@ -15,6 +15,7 @@ from tpuwatch import wire
 
 MAX_S = wire.MAX_DURATION_S
 HOLD_S = 30.0  # the longest a due segment stays open for a sender that is behind
+ROW_KEYS = ("steps", "events", "metrics", "logs")  # a batch's rows, in the order ``records`` counts them
 
 
 def step_rows(queue: deque, limit: int, offset: float) -> list:
@@ -51,13 +52,17 @@ def closes_now(now: float, due: float, behind) -> bool:
 
 def merge_batches(payloads: list[bytes]) -> bytes | None:
     """Consecutive batches of one stream as one batch: their rows in order, under the first one's
-    key (the same records always make the same merged batch, see ``Spool.pending_groups``), the
-    stream's running count of dropped events as of the last. None when they do not belong together.
+    ``seq``, the stream's running count of dropped events as of the last. ``records`` lists each
+    batch's key and row counts ``[seq, steps, events, metrics, logs]``: the server claims every
+    batch's key and stores the rows of those it did not have, so a batch already stored alone (or
+    in another run of the segment) is never stored twice, however the segment was cut into runs.
+    None when they do not belong together.
 
     >>> a = b'{"stream":"s","seq":4,"run":{},"sent_at":1.0,"steps":[[1]],"events":[],"dropped":0}'
     >>> b = b'{"stream":"s","seq":5,"run":{},"sent_at":2.0,"steps":[[2]],"events":[],"dropped":3}'
-    >>> merge_batches([a, b])
-    b'{"stream":"s","seq":4,"run":{},"sent_at":2.0,"steps":[[1],[2]],"events":[],"dropped":3}'
+    >>> m = json.loads(merge_batches([a, b]))
+    >>> m["seq"], m["steps"], m["dropped"], m["records"]
+    (4, [[1], [2]], 3, [[4, 1, 0, 0, 0], [5, 1, 0, 0, 0]])
     """
     if len(payloads) == 1:
         return payloads[0]
@@ -67,12 +72,16 @@ def merge_batches(payloads: list[bytes]) -> bytes | None:
         return None
     first = batches[0]
     if not all(
-        isinstance(b, dict) and b.get("stream") == first.get("stream") and b.get("run") == first.get("run")
+        isinstance(b, dict)
+        and b.get("stream") == first.get("stream")
+        and b.get("run") == first.get("run")
+        and not b.get("part")
+        and "records" not in b
         for b in batches
     ):
         return None
     merged = dict(first)
-    for key in ("steps", "events", "metrics", "logs"):
+    for key in ROW_KEYS:
         rows = [row for b in batches for row in b.get(key) or ()]
         if rows or key in first:
             merged[key] = rows
@@ -80,12 +89,23 @@ def merge_batches(payloads: list[bytes]) -> bytes | None:
         values = [b[key] for b in batches if isinstance(b.get(key), (int, float))]
         if values:
             merged[key] = max(values)
+    merged["records"] = [[b.get("seq")] + [len(b.get(k) or ()) for k in ROW_KEYS] for b in batches]
     return json.dumps(merged, separators=(",", ":")).encode()
 
 
 def split_batch(payload: bytes) -> list[tuple[bytes, int]] | None:
-    """Split a batch's events into two batches that keep the sequence number and differ in ``part``."""
+    """A batch the server found too large as two smaller ones (with their event counts). A merged
+    batch splits between its batches (each half a merged batch, or a batch, of its own keys); one
+    batch splits its rows into two parts that keep its ``seq`` and differ in ``part``."""
     batch = json.loads(payload)
+    records = batch.pop("records", None)
+    if records and len(records) > 1:
+        return [
+            _records_half(batch, records, half)
+            for half in (slice(None, len(records) // 2), slice(len(records) // 2, None))
+        ]
+    if records:
+        batch["seq"] = records[0][0]
     items = [(k, x) for k in ("steps", "events", "metrics") for x in batch.get(k) or ()]
     if len(items) < 2:
         return None
@@ -98,3 +118,19 @@ def split_batch(payload: bytes) -> list[tuple[bytes, int]] | None:
             half[key] = [x for k, x in chunk if k == key]
         out.append((json.dumps(half, separators=(",", ":")).encode(), len(chunk)))
     return out
+
+
+def _records_half(batch: dict, records: list, half: slice) -> tuple[bytes, int]:
+    """The rows of ``records[half]`` of a merged batch, as a batch of their keys."""
+    starts = {k: 0 for k in ROW_KEYS}
+    for record in records[: half.start or 0]:
+        for k, n in zip(ROW_KEYS, record[1:], strict=False):
+            starts[k] += n
+    mine = records[half]
+    out = dict(batch, seq=mine[0][0])
+    for i, k in enumerate(ROW_KEYS, start=1):
+        if k in batch:
+            out[k] = batch[k][starts[k] : starts[k] + sum(r[i] for r in mine)]
+    if len(mine) > 1:
+        out["records"] = mine
+    return json.dumps(out, separators=(",", ":")).encode(), sum(sum(r[1:]) for r in mine)

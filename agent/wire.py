@@ -17,6 +17,9 @@ allowed) is one object; its rows are arrays, not objects, so 20,000 steps stay s
 checkpoint sends the same group); without it the server groups by project and job name.
 ``(stream, seq, part)`` identifies a batch: redelivery stores nothing new. ``part`` is set when the
 agent splits a batch the server refused as too large (413): "0", "1", then "00", "01", ...
+A request may carry several consecutive batches of a stream merged (agent/batching.py), under the
+first one's ``seq``, with ``"records": [[seq, steps, events, metrics, logs], ...]``, each batch's
+key and row counts in order: the server stores the rows of each batch it did not have before.
 """
 
 from __future__ import annotations

@@ -172,10 +172,47 @@ class Batch(BaseModel):
     metrics: list[MetricRow] = Field(default_factory=list)
     logs: list[LogRow] = Field(default_factory=list)
     dropped: Int64 = 0
+    # A merged batch (several consecutive batches of the stream in one request): each one's
+    # ``[seq, steps, events, metrics, logs]``, in order. Each key is claimed on its own and only the
+    # rows of batches not stored before are stored (app/ingest/service.py).
+    records: Annotated[list[tuple[Int64, Int32, Int32, Int32, Int32]], Field(max_length=50_000)] | None = None
 
     @property
     def size(self) -> int:
         return len(self.steps) + len(self.events) + len(self.metrics) + len(self.logs)
+
+    @model_validator(mode="after")
+    def _records_add_up(self) -> Batch:
+        if self.records is None:
+            return self
+        if self.part:
+            raise ValueError("a merged batch (records) cannot be a part of a split batch")
+        if not self.records or self.records[0][0] != self.seq:
+            raise ValueError("records: the first record's seq must be the batch's seq")
+        if len({r[0] for r in self.records}) != len(self.records):
+            raise ValueError("records: a seq comes twice")
+        for i, (name, rows) in enumerate(
+            (("steps", self.steps), ("events", self.events), ("metrics", self.metrics), ("logs", self.logs)),
+            start=1,
+        ):
+            if sum(r[i] for r in self.records) != len(rows):
+                raise ValueError(f"records: their {name} counts do not add up to the batch's {len(rows)}")
+        return self
+
+    def record_batches(self) -> list[Batch]:
+        """A merged batch as the batches it was merged from (itself when it is not merged); the
+        stream's running count of dropped events goes with the last."""
+        if not self.records:
+            return [self]
+        out, at = [], [0, 0, 0, 0]
+        names = ("steps", "events", "metrics", "logs")
+        last = len(self.records) - 1
+        for n, (seq, *counts) in enumerate(self.records):
+            rows = {k: getattr(self, k)[a : a + c] for k, a, c in zip(names, at, counts, strict=True)}
+            dropped = self.dropped if n == last else 0
+            out.append(self.model_copy(update={"seq": seq, "records": None, "dropped": dropped, **rows}))
+            at = [a + c for a, c in zip(at, counts, strict=True)]
+        return out
 
     @model_validator(mode="after")
     def _within_window(self, info: ValidationInfo) -> Batch:

@@ -119,6 +119,36 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
 
 
 def store(session: Session, pending: list[Pending]) -> list[IngestResult]:
+    """``_store`` for batches some of which may be merged (``Batch.records``): a merged batch is
+    stored as the batches it was merged from, each under its own key, so that one stored before
+    (sent alone, or in another merged batch) is not stored again, however the agent cut its spool
+    into requests. Its answer adds theirs up: a duplicate when every one of them was."""
+    if not any(p.batch.records for p in pending):
+        return _store(session, pending)
+    flat: list[Pending] = []
+    owners: list[int] = []
+    for i, p in enumerate(pending):
+        if p.batch.records:
+            # The digest is of the merged bytes, not of any one batch: none is given for them.
+            parts = [Pending(p.principal, b) for b in p.batch.record_batches()]
+        else:
+            parts = [p]
+        flat.extend(parts)
+        owners.extend([i] * len(parts))
+    results = _store(session, flat)
+    out: list[IngestResult | None] = [None] * len(pending)
+    for i, result in zip(owners, results, strict=True):
+        seen = out[i]
+        if seen is None:
+            out[i] = result
+        elif seen.duplicate and not result.duplicate:
+            out[i] = result.model_copy(update={"stored": seen.stored + result.stored})
+        else:
+            out[i] = seen.model_copy(update={"stored": seen.stored + result.stored})
+    return out  # type: ignore[return-value]
+
+
+def _store(session: Session, pending: list[Pending]) -> list[IngestResult]:
     """Store many batches in the session's transaction, with statements shared between them
     (app/ingest/group.py): what a pod slice's hundreds of batches a second cost comes down to a
     few statements per group, not per batch. Results come back in order; each batch is stored as

@@ -39,6 +39,8 @@ def test_runs_are_cut_by_size_and_are_the_same_runs_when_read_again(tmp_path):
         json.loads(merge_batches([r.payload for r in run])) for _, run in spool.pending_groups(25, 1 << 20)
     ]
     assert [m["seq"] for m in merged] == [2, 4, 6]  # a merged batch goes under its first batch's key
+    assert [[r[:2] for r in m["records"]] for m in merged[:2]] == [[[2, 10], [3, 10]], [[4, 10], [5, 10]]]
+    assert "records" not in merged[2]  # ... and lists each one's key and rows when there are several
     assert [s[0] for s in merged[0]["steps"]] == list(range(21, 41))
 
 
@@ -82,5 +84,54 @@ def test_a_segment_sent_again_after_its_answer_was_lost_is_stored_once(live_serv
     assert duplicates == [0, 1]
     with transaction(sessions) as s:
         assert list(s.scalars(select(Step.step).order_by(Step.step))) == list(range(1, 41))
-        assert keys.stored_seqs(s, s.scalar(select(Job.id)), "s0") == [0]  # one request, one key
+        # One request, each of its batches' keys: what went out merged is known batch by batch.
+        assert keys.stored_seqs(s, s.scalar(select(Job.id)), "s0") == [0, 1, 2, 3]
         assert list(s.scalars(select(Job.conflicting_batches))) == [0]  # the copy was the same bytes
+
+
+def _deliver_alone_then_sync(live_server, sessions, tmp_path, alone: int) -> tuple[list[int], int]:
+    """A segment of four batches (10 steps each); batch ``alone`` reaches the server by itself
+    first (what a sender that cut the segment into other runs sends, then is killed before its
+    acknowledgement is written); then the whole spool goes out, as `agent sync` sends it."""
+    _segment(tmp_path, [make_batch("s0", seq, "run-1", "job", 10, seq * 10 + 1) for seq in range(4)])
+    token = make_token(sessions)
+    record = list(Spool(tmp_path).pending())[alone][1]
+    transport = HttpTransport(live_server.url, token, timeout=10)
+    try:
+        assert transport.send(record.payload).ok
+    finally:
+        transport.close()
+    sender = Sender(Spool(tmp_path), HttpTransport(live_server.url, token, timeout=10))
+    try:
+        assert sender.deliver()
+    finally:
+        sender.transport.close()
+    assert sender.stats.sent_batches == 1  # the spool went out as one merged request
+    with transaction(sessions) as s:
+        return list(s.scalars(select(Step.step).order_by(Step.step))), sender.stats.duplicates
+
+
+def test_a_batch_stored_alone_is_not_stored_again_inside_a_merged_request(live_server, sessions, tmp_path):
+    steps, duplicates = _deliver_alone_then_sync(live_server, sessions, tmp_path, alone=1)
+    assert steps == list(range(1, 41))  # every step once: batch 1's ten were not stored twice
+    assert duplicates == 0  # the request stored something: batches 0, 2 and 3
+
+
+def test_a_merged_request_under_a_stored_key_still_stores_its_other_batches(live_server, sessions, tmp_path):
+    steps, _ = _deliver_alone_then_sync(live_server, sessions, tmp_path, alone=0)
+    assert steps == list(range(1, 41))  # batches 1 to 3 are not lost as a "duplicate" of batch 0
+
+
+def test_a_merged_request_too_large_splits_between_its_batches_keeping_their_keys():
+    from tpuwatch.batching import split_batch
+
+    payloads = [
+        json.dumps(make_batch("s0", seq, "run-1", "job", 10, seq * 10 + 1)).encode() for seq in range(3)
+    ]
+    halves = [(json.loads(p), n) for p, n in split_batch(merge_batches(payloads))]
+    assert [(h["seq"], h.get("records"), n) for h, n in halves][0] == (0, None, 10)
+    assert [r[:2] for r in halves[1][0]["records"]] == [[1, 10], [2, 10]] and halves[1][1] == 20
+    assert [s[0] for h, _ in halves for s in h["steps"]] == list(range(1, 31))
+    assert all(h.get("part", "") == "" for h, _ in halves)  # whole batches: their own keys, no parts
+    one = split_batch(payloads[0])  # a single batch still splits into parts of its key
+    assert [(json.loads(p)["seq"], json.loads(p)["part"]) for p, _ in one] == [(0, "0"), (0, "1")]

@@ -10,7 +10,7 @@ import logging
 import time
 
 from tests.conftest import make_token
-from tests.helpers import api
+from tests.helpers import api, jobs
 
 
 def _batch(seq: int = 0, stream: str = "s1", steps: int = 3, dropped: int = 0, first: int = 1) -> dict:
@@ -75,3 +75,26 @@ def test_dropped_events_add_up_over_the_streams_of_a_job(live_server, sessions):
         metrics = c.get("/metrics").text
     assert job["dropped_events"] == 16  # 9 (the sidecar's latest total, not its late 6) + 7
     assert _metric(metrics, "tpuwatch_job_dropped_events_total") == 16.0
+
+
+def test_a_merged_batch_stores_only_the_batches_not_stored_before_and_must_add_up(live_server, sessions):
+    """A merged batch (``records``) is claimed batch by batch: one already stored is left out, the
+    rest stored; all stored before is a plain duplicate; counts that do not add up are refused."""
+    token = make_token(sessions)
+    merged = _batch(seq=4, steps=9)
+    merged["records"] = [[4, 3, 0, 0, 0], [5, 3, 0, 0, 0], [6, 3, 0, 0, 0]]
+    with api(live_server.url, token) as c:
+        alone = _batch(seq=5, steps=3, first=4)  # the middle batch, sent by itself first
+        assert c.post("/api/v1/ingest", json=alone).json()["stored"] == 3
+        got = c.post("/api/v1/ingest", json=merged).json()
+        assert (got["stored"], got["duplicate"]) == (6, False)
+        again = c.post("/api/v1/ingest", json=merged).json()
+        assert (again["stored"], again["duplicate"]) == (0, True)
+        assert jobs(c)[0]["steps"] == 9
+        for bad in (
+            [[4, 3, 0, 0, 0], [5, 5, 0, 0, 0]],
+            [[4, 3, 0, 0, 0], [4, 6, 0, 0, 0]],
+            [[7, 9, 0, 0, 0]],
+        ):
+            r = c.post("/api/v1/ingest", json={**merged, "seq": 4, "records": bad})
+            assert r.status_code == 422, r.text

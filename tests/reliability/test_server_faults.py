@@ -165,6 +165,6 @@ def test_a_backlog_built_while_the_server_was_down_arrives_in_order_and_once(set
         job_id = s.scalar(select(Job.id).where(Job.name == "backlog"))
         seqs = keys.stored_seqs(s, job_id, mon.stream)
     assert steps == list(range(1, total + 1))  # in order, none lost, none doubled
-    # A request carries the batches of one spool segment under the first one's number: each
-    # number stored once, the first batch's among them.
+    # A request carries the batches of one spool segment, each one's number with it: each number
+    # stored once, the first batch's among them.
     assert seqs == sorted(set(seqs)) and seqs[0] == 0 and len(seqs) > 5
