@@ -162,8 +162,9 @@ class _DemoJobs:
         for child in children:
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 10  # one bound for all: Ctrl-C is not 10 s a job
         for child in children:
             try:
-                child.wait(10)
+                child.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 child.kill()
