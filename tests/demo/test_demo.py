@@ -18,6 +18,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def ctrl_c_works() -> None:
+    """In the demo's process, before exec: SIGINT back to its default. A test runner started in the
+    background by a shell (as CI may be) passes SIGINT on ignored, and Python then never raises
+    KeyboardInterrupt: the demo would not hear the test's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_the_demo_fills_every_page_with_something_to_look_at(tmp_path):
     port = free_port()
     proc = subprocess.Popen(
@@ -25,6 +32,7 @@ def test_the_demo_fills_every_page_with_something_to_look_at(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_works,
     )
     try:
         lines = [proc.stdout.readline() for _ in range(3)]
