@@ -15,8 +15,9 @@ import secrets
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from tpuwatch.server.security.frontdoor import replayer
 from tpuwatch.server.security.limits import MAX_FORM_BYTES, TRIAGE_BYTES, TRIAGE_PATHS
 
 SESSION_KEY = "csrf"
@@ -61,14 +62,14 @@ class CSRFMiddleware:
         if too_big:
             await JSONResponse({"detail": "form is too large"}, status_code=413)(scope, receive, send)
             return
-        replay = _replayer(body, receive)
+        replay = replayer(body, receive)
         sent = headers.get(HEADER)
         if sent is None and body:
             form = await Request(scope, replay).form()
             value = form.get(FIELD)
             sent = value if isinstance(value, str) else None
             await form.close()
-            replay = _replayer(body, receive)
+            replay = replayer(body, receive)
         if not expected or not sent or not hmac.compare_digest(sent.encode(), str(expected).encode()):
             reason = (
                 "CSRF token missing or stale: reload the page and submit again"
@@ -94,17 +95,3 @@ async def _read_body(receive: Receive, limit: int) -> tuple[bytes, bool]:
         if not message.get("more_body", False):
             break
     return b"".join(chunks), False
-
-
-def _replayer(body: bytes, receive: Receive) -> Receive:
-    """Hands the body read already to the app once, then waits on the real channel (disconnect)."""
-    done = False
-
-    async def replay() -> Message:
-        nonlocal done
-        if done:
-            return await receive()
-        done = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replay

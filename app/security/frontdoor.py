@@ -83,7 +83,7 @@ class FrontDoor:
             return
         if body is _GONE:
             return  # the client went away: nobody hears an answer
-        await self.app(scope, _replayer(body, receive), send)
+        await self.app(scope, replayer(body, receive), send)
 
     async def _judge(self, scope: Scope, token: str | None):
         """None when the request may go on; else the response that refuses it."""
@@ -157,7 +157,7 @@ async def _read(receive: Receive, limit: int) -> bytes | None:
             return b"".join(chunks)
 
 
-def _replayer(body: bytes, receive: Receive) -> Receive:
+def replayer(body: bytes, receive: Receive) -> Receive:
     """Hands the body read already to the app once, then waits on the real channel (disconnect)."""
     done = False
 
