@@ -17,8 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tpuwatch.server.security.frontdoor import replayer
-from tpuwatch.server.security.limits import MAX_FORM_BYTES, TRIAGE_BYTES, TRIAGE_PATHS
+from tpuwatch.server.security.limits import MAX_FORM_BYTES, TRIAGE_BYTES, TRIAGE_PATHS, replayer
 
 SESSION_KEY = "csrf"
 FIELD = "csrf_token"

@@ -24,13 +24,13 @@ import logging
 import time
 
 from starlette.responses import JSONResponse, RedirectResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tpuwatch.server.auth.service import SESSION_KEY as SESSION_LOGIN  # set once a session logged in
 from tpuwatch.server.auth.throttle import credential_key, retry_after
 from tpuwatch.server.ops.admission import EXEMPT_PREFIXES, INGEST_PATH
 from tpuwatch.server.ops.integrity import is_damage
-from tpuwatch.server.security.limits import TRIAGE_BYTES, TRIAGE_PATHS
+from tpuwatch.server.security.limits import TRIAGE_BYTES, TRIAGE_PATHS, replayer
 from tpuwatch.server.security.tokencache import TokenCache, Unavailable
 
 log = logging.getLogger("tpuwatch.frontdoor")
@@ -155,20 +155,6 @@ async def _read(receive: Receive, limit: int) -> bytes | None:
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
-
-
-def replayer(body: bytes, receive: Receive) -> Receive:
-    """Hands the body read already to the app once, then waits on the real channel (disconnect)."""
-    done = False
-
-    async def replay() -> Message:
-        nonlocal done
-        if done:
-            return await receive()
-        done = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replay
 
 
 def _bearer(headers) -> str | None:
