@@ -53,6 +53,8 @@ def run_demo(port: int = 8000, data_dir: str | None = None, exit_after: float | 
         time.sleep(0.05)
     url = f"http://127.0.0.1:{port}"
 
+    # Ctrl-C stops the demo even when a shell started it with SIGINT ignored (a background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     jobs = _DemoJobs(url, token, folder)
     print(welcome(url, token, settings.database_url), flush=True)
     try:

@@ -15,7 +15,7 @@ import textwrap
 
 import httpx
 
-from tests.demo.test_demo import ctrl_c_works, free_port, stop
+from tests.demo.test_demo import free_port, stop
 from tests.helpers import wait_until
 
 TRAIN = """
@@ -57,7 +57,6 @@ def test_a_new_user_gets_their_own_script_onto_the_demo_with_no_401(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         env=env,
-        preexec_fn=ctrl_c_works,
     )
     try:
         said = _read_welcome(proc)
