@@ -120,3 +120,16 @@ def test_no_module_over_400_lines(root):
         if (n := len(p.read_text().splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+@pytest.mark.parametrize("root", sorted(ROOTS), ids=lambda r: r.replace(".", "-"))
+def test_no_control_characters_in_source(root):
+    """A backspace where a regex meant ``\\b`` (an edit made without a raw string) reads the same
+    on screen and silently never matches: the sharding words matched nothing for a round."""
+    bad = {
+        f"{p.relative_to(REPO)}:{n}": repr(line)[:80]
+        for p in ROOTS[root].rglob("*.py")
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if any(ord(ch) < 32 and ch != "\t" for ch in line)
+    }
+    assert bad == {}

@@ -84,12 +84,19 @@ _SHAPE_MISMATCH = re.compile(
     r"(?:expected|requires) .{0,60}shape .{0,60}(?:got|but|received)|"
     r"(?:doesn't|does not|do not|don't) match .{0,30}shape|broadcast(?:ing)? .{0,40}(?:incompatible|shapes)|"
     r"requested shape|must have the same (?:shape|size|number)|in\[0\] mismatch in\[1\]|matrix size|"
-    r"cannot be multiplied|must match the size of tensor|shapes .{0,60} are incompatible|incompatible shape"
+    r"cannot be multiplied|must match the size of tensor|shapes .{0,60} are incompatible|incompatible shape|"
+    # TensorFlow's shape functions (shape_inference.cc: WithRank, Merge; the reshape kernel).
+    r"shape must be (?:at (?:least|most) )?rank \d+ but is rank|dimension must be \d+ but is \d+|"
+    r"only one input size may be -1"
 )
 _LOOP_SHAPES = re.compile(
     r"(?:carry|loop|while_loop|fori_loop|scan)\b.{0,300}shapes? (?:do not|don't|does not) match|"
     r"shapes? of loop body"
 )
+# A scan's carry that comes out another shape than it went in: a scan runs a fixed number of times,
+# so the carry was set up at the wrong shape (labelling guide: a while_loop's growing state is a
+# dynamic shape, a scan's mismatched carry a compile error).
+_SCAN_CARRY = re.compile(r"scan body function carry input and carry output")
 _CONTROL_FLOW_TYPES = re.compile(
     r"(?:branch(?:es)?|carry|cond|switch)\b.{0,300}(?:dtypes?|types?|structures?|"
     r"weak[_ ]types?) (?:do not|don't|"
@@ -213,10 +220,14 @@ def extract(
         # The same program ran steps before its shapes stopped fitting: the data changed shape (a
         # partial batch), so the program itself compiles; its shape words are not a compile error.
         suppress = {*suppress, "compile_error"}
-    if _LOOP_SHAPES.search(message):
+    if _SCAN_CARRY.search(message):
+        ev.add("compile_error", "shape_static", 1.0, "a scan whose carry changes shape or type")
+        suppress = {*suppress, "unsupported_dtype", "dynamic_shape"}
+    elif _LOOP_SHAPES.search(message):
         # A loop's state grows or shrinks from one iteration to the next: a shape that depends on
         # the iteration, not a program whose pieces never fit.
         ev.add("dynamic_shape", "shape_late", 1.0, "loop state changes shape between iterations")
+        ev.add("dynamic_shape", "rule", 0.8, "loop state changes shape between iterations")
         suppress = {*suppress, "compile_error"}
     elif _CONTROL_FLOW_TYPES.search(message):
         # Branches or a loop carry that disagree in type or structure: the program's own structure,
@@ -244,12 +255,28 @@ PROGRAM_ERRORS = frozenset(
 
 def _program_error(doc: ErrorDoc) -> str:
     root = doc.root
+    if root is not None and _raised_by_user(doc, root):
+        # The user's own check (``raise ValueError(f"expected rank 3, got {x.shape}")``): its words
+        # are what the user's code thought, not what a framework refused.
+        return f"{root.name} raised by your code"
     if root is None or root.name not in PROGRAM_ERRORS:
         return ""
     # Raised by the frameworks' own modules (jax.errors...., tensorflow....) it is theirs, not Python's.
     if root.module and root.module.split(".", 1)[0] not in ("builtins", "__main__"):
         return ""
     return root.name
+
+
+def _raised_by_user(doc: ErrorDoc, root: Exc) -> bool:
+    """A builtin exception whose innermost frame is the user's own ``raise`` statement, in a
+    traceback no framework filtered (JAX and Keras hide their own frames, and say so)."""
+    if root.module not in ("", "builtins") or not root.frames or root.frames[-1].package:
+        return False
+    if any(f.package for f in root.frames) or "internal frames" in " ".join(t for _, t in doc.lines[-60:]):
+        return False
+    last = root.frames[-1].line
+    code = next((t for n, t in doc.lines if n > last), "")
+    return code.lstrip().startswith("raise ")
 
 
 def _exception(ev: Evidence, exc: Exc) -> None:

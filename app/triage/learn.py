@@ -204,8 +204,8 @@ def predict(ex: Example, m: Model) -> Result:
 
 def choose_gate(results: list[Result], target: float = TARGET_PRECISION) -> tuple[float, float]:
     """(gate, margin) for the most right answers at a named precision of at least ``target``; among
-    settings that do as well, the highest gate (the smallest margin at it), for a margin of safety on
-    errors unlike the zoo's. The gate is never below ``MIN_GATE``: a card is a claim that
+    settings that do as well, the smallest margin and the middle gate of those that tie. The gate is
+    never below ``MIN_GATE``: a card is a claim that
     the diagnosis is more likely right than not."""
     scored = []
     for margin in MARGINS:
@@ -217,12 +217,13 @@ def choose_gate(results: list[Result], target: float = TARGET_PRECISION) -> tupl
     if not scored:
         return 0.99, 0.0
     best = max(right for right, _, _ in scored)
-    # Among ties the highest gate, and at that gate the smallest margin: a margin turns a close call
-    # between two named categories into unknown even when the rules order them (labelling guide).
-    near = [(gate, -margin) for right, gate, margin in scored if right == best]
-    gate, margin = max(near)
-    margin = -margin
-    return gate, margin
+    # Among ties the smallest margin (a margin turns a close call between two named categories into
+    # unknown even when the rules order them, labelling guide), and at it the middle of the gates
+    # that do as well: the cross-validated errors do not tell those gates apart, and an edge of the
+    # range sits right beside the probabilities of some errors (a signature's own confidence).
+    margin = min(m for right, _, m in scored if right == best)
+    gates = sorted(g for right, g, m in scored if right == best and m == margin)
+    return gates[len(gates) // 2], margin
 
 
 def report(results: list, gate: float, margin: float = 0.0, out=sys.stdout) -> tuple[float, float]:

@@ -23,7 +23,17 @@ import re
 from typing import NamedTuple
 
 from .features import chain
-from .knowledge.raised import JAX_TRACE_WORDS, LINES, MESSAGES, PIPELINE_FRAMES, PLAIN_PYTHON, SHARDING_WORDS
+from .knowledge.raised import (
+    JAX_TRACE_WORDS,
+    LINES,
+    MESSAGES,
+    PIPELINE_FRAMES,
+    PLAIN_PYTHON,
+    SHAPE_WORDS,
+    SHARDING_WORDS,
+    TRACING_PACKAGES,
+    UNKNOWN_DIMS,
+)
 from .structure import ErrorDoc, parse
 
 __all__ = ["Recognised", "recognise", "parse"]
@@ -120,12 +130,26 @@ def _structural(doc: ErrorDoc, excs: list, found: dict[str, Recognised], text: s
         jax_raised = any(n in text for n in _JAX_NOTICE) or any(
             f.package in ("jax", "jaxlib") for f in root.frames
         )
+        library = [f.package for f in root.frames if f.package]
+        # Raised by the code of a framework that traces or builds programs (its innermost frame).
+        framework_raised = jax_raised or bool(library) and library[-1] in TRACING_PACKAGES
         generic = not PLAIN_PYTHON.search(message) and not _DTYPE_WORDS.search(message)
+        through_pipeline = any(PIPELINE_FRAMES.search(f.path) for f in root.frames)
         quoted = _quote(f"{root.qualname}: {message}", 0)
-        if jax_raised and generic and SHARDING_WORDS.search(message):
+        if framework_raised and generic and SHARDING_WORDS.search(message):
             _keep(found, "strategy_scope", Recognised(0.8, root.line, quoted, "sharding", ("compile_error",)))
         elif jax_raised and generic and JAX_TRACE_WORDS.search(message):
             _keep(found, "compile_error", Recognised(0.8, root.line, quoted, "jax_trace"))
+        elif (
+            framework_raised
+            and generic
+            and not through_pipeline
+            and SHAPE_WORDS.search(message)
+            and not UNKNOWN_DIMS.search(message)
+        ):
+            # The framework's own check of shapes, ranks or tree structure while it traced or built
+            # the program (concatenate, transpose, reshape, a layer's build): rejected before it ran.
+            _keep(found, "compile_error", Recognised(0.75, root.line, quoted, "shape_mismatch"))
     # TF re-raises an error from a traced function as "ValueError: in user code:" with the original
     # exception indented below it; the frames belong to the outer one.
     at = doc.exceptions.index(root) if root is not None else 0

@@ -42,10 +42,21 @@ MESSAGES: tuple[Template, ...] = (
         r"Pred must be a scalar|Pred type must be either boolean|cond_fun must return a boolean scalar|"
         r"Branch index must be scalar|cond predicate is None|Index type must be an integer|"
         r"(?:true_fun and false_fun|branch \d+ and \d+) outputs? must have|must have identical types, got|"
-        r"carry input and carry output must have|output (?:pytree structure|shapes) must match|"
+        r"(?<!while_loop body function )carry input and carry output must have|"
+        r"while_loop body function carry input and carry output must have(?!.{0,600}?so the shapes do not match)|"
+        r"output (?:pytree structure|shapes) must match|"
         r"type-changing mutations not allowed in while_loop|lower and upper arguments to fori_loop|"
         r"Can only use `unroll` in `fori_loop`",
         _SHAPES,
+    ),
+    # A while_loop whose state grows or shrinks each time round: its size depends on how many times
+    # the loop runs, a value (labelling guide: loop state that grows is a dynamic shape).
+    _t(
+        "dynamic_shape",
+        "loop_state",
+        0.9,
+        r"while_loop body function carry input and carry output must have.{0,600}?so the shapes do not match",
+        ("compile_error",),
     ),
     _t(
         "compile_error",
@@ -232,6 +243,17 @@ MESSAGES: tuple[Template, ...] = (
         r"[Nn]o (?:registered )?(?:path|file ?system) (?:class |handler )?for (?:the )?scheme",
         ("checkpoint",),
     ),
+    # Python's own open() (and NumPy's, pickle's, json's through it) takes a URL for a local file name:
+    # it never opens a bucket. TensorFlow's file_io lists s3:// and hdfs:// only with tensorflow-io
+    # installed, else it answers that the directory does not exist.
+    _t(
+        "local_filesystem",
+        "url_as_local_path",
+        0.9,
+        r"\[Errno 2\] No such file or directory: '(?:gs|gcs|s3a?|hdfs|az|abfss?|https?)://|"
+        r"Could not find directory (?:s3a?|hdfs|az|abfss?)://",
+        ("checkpoint", "input_pipeline"),
+    ),
     # -- Memory on the host's CPU backend, in XNNPACK's and the allocators' words (rule 2).
     _t(
         "oom",
@@ -294,6 +316,17 @@ JAX_TRACE_WORDS = re.compile(
     r"custom_jvp|in_axes|out_axes|static_argnums|static_argnames|pytree|PyTreeDef|[Tt]racer|[Tt]raced|"
     r"ShapedArray|primal|tangent|cotangent|carry|jaxpr|abstract value)\b"
 )
+# What a framework's own shape check speaks of (a shape, a rank, an operand's dimensions, a pytree's
+# leaves, a permutation of axes): a plain TypeError / ValueError with these words, raised by the
+# framework's code while it traced or built the program, is the program rejected before it ran.
+SHAPE_WORDS = re.compile(
+    r"\b(?:\w*shapes?|dimensions?|dims|ndims?|ranks?|axis|axes|operands?|leaves|permutation|"
+    r"subscripts?|feature_group_count|\w+\[\d+(?:,\d+)*\])\b"
+)
+# A shape not known until the data comes (``None`` dimensions): not a check of a static program.
+UNKNOWN_DIMS = re.compile(r"fully[- ]defined|`?None`? dimensions?|unknown (?:rank|shape|dimension)")
+# The packages that trace or build a program: their plain errors about shapes are their checks.
+TRACING_PACKAGES = frozenset({"jax", "jaxlib", "flax", "keras", "tf_keras", "tensorflow", "haiku", "equinox"})
 # The user's own Python mistakes, whoever's frame raised them: a card would send them the wrong way.
 PLAIN_PYTHON = re.compile(
     r"takes \d+ positional arguments? but \d+ (?:was|were) given|missing \d+ required (?:positional|keyword)|"
@@ -309,6 +342,6 @@ PIPELINE_FRAMES = re.compile(
 )
 # The sharding's own words: a JAX-raised error that speaks of them is about the mesh and sharding.
 SHARDING_WORDS = re.compile(
-    r"(?:in_shardings|out_shardings|in_specs|out_specs|PartitionSpec|NamedSharding|mesh axis|"
-    r"mesh axes|device mesh|axis_names|sharding)\b"
+    r"\b(?:in_shardings|out_shardings|in_specs|out_specs|PartitionSpec|NamedSharding|mesh axis|"
+    r"mesh axes|device mesh|axis_names|axis names?|mesh_shape|mesh|sharding)\b"
 )

@@ -106,13 +106,15 @@ CHECKPOINT = Category(
     ),
     signatures=(
         sig(r"Restoring from checkpoint failed", 0.95, "Restoring from checkpoint"),
-        # TF's Saver ops: whatever failed (a 503 from the bucket, a full disk) failed the save.
+        # TF's Saver ops: whatever failed (a 503 from the bucket, a full disk) failed the save, so
+        # the transport's own words (connection_loss) are not the diagnosis (labelling guide, rule 1).
         sig(
             r"\[\[\{?\{?node save(?:_\d+)?/(?:SaveV2|RestoreV2|MergeV2Checkpoints)",
             0.85,
             "SaveV2",
             "RestoreV2",
             "MergeV2",
+            refines=("connection_loss",),
         ),
         sig(r"Key \S+ not found in checkpoint", 0.94, "not found in checkpoint"),
         sig(

@@ -1,7 +1,7 @@
 """while_loop body appends to its carry array, changing its shape.
 
-label: compile_error
-family: fori_loop_carry_mismatch
+label: dynamic_shape
+family: growing_loop_state_xla
 source: jax-ml/jax
 """
 
