@@ -43,7 +43,8 @@ MESSAGES: tuple[Template, ...] = (
         r"Branch index must be scalar|cond predicate is None|Index type must be an integer|"
         r"(?:true_fun and false_fun|branch \d+ and \d+) outputs? must have|must have identical types, got|"
         r"(?<!while_loop body function )carry input and carry output must have|"
-        r"while_loop body function carry input and carry output must have(?!.{0,600}?so the shapes do not match)|"
+        r"while_loop body function carry input and carry output must have"
+        r"(?!.{0,600}?so the shapes do not match)|"
         r"output (?:pytree structure|shapes) must match|"
         r"type-changing mutations not allowed in while_loop|lower and upper arguments to fori_loop|"
         r"Can only use `unroll` in `fori_loop`",
