@@ -327,11 +327,13 @@ SHAPE_WORDS = re.compile(
 # A shape not known until the data comes (``None`` dimensions): not a check of a static program.
 UNKNOWN_DIMS = re.compile(r"fully[- ]defined|`?None`? dimensions?|unknown (?:rank|shape|dimension)")
 # The packages that trace or build a program: their plain errors about shapes are their checks.
-TRACING_PACKAGES = frozenset({"jax", "jaxlib", "flax", "keras", "tf_keras", "tensorflow", "haiku", "equinox"})
+TRACING_PACKAGES = frozenset(
+    {"jax", "jaxlib", "flax", "keras", "tf_keras", "tensorflow", "haiku", "equinox", "torch_xla"}
+)
 # The user's own Python mistakes, whoever's frame raised them: a card would send them the wrong way.
 PLAIN_PYTHON = re.compile(
     r"takes \d+ positional arguments? but \d+ (?:was|were) given|missing \d+ required (?:positional|keyword)|"
-    r"got an unexpected keyword argument|object has no attribute|is not defined|object is not "
+    r"got an unexpected keyword argument|object has no attribute|name '[^']+' is not defined|object is not "
     r"(?:subscriptable|callable|iterable)|got multiple values for argument|unsupported operand type"
 )
 # Library frames that call a dataset's own function (map, filter, a transform): an error raised through
