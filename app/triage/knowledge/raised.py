@@ -321,7 +321,7 @@ JAX_TRACE_WORDS = re.compile(
 # leaves, a permutation of axes): a plain TypeError / ValueError with these words, raised by the
 # framework's code while it traced or built the program, is the program rejected before it ran.
 SHAPE_WORDS = re.compile(
-    r"\b(?:\w*shapes?|dimensions?|dims|ndims?|ranks?|axis|axes|operands?|leaves|permutation|"
+    r"\b(?:\w*shapes?|dimensions?|dims?|ndims?|ranks?|axis|axes|operands?|leaves|permutation|"
     r"subscripts?|feature_group_count|\w+\[\d+(?:,\d+)*\])\b"
 )
 # A shape not known until the data comes (``None`` dimensions): not a check of a static program.
