@@ -27,6 +27,10 @@ _PREFIXES = (
     re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: ([IWEF])(?:\s+\d+)? [\w/.\-]+:\d+\]\s?"),
     # Python logging: INFO:tensorflow: / WARNING:absl: / ERROR:root:
     re.compile(r"^(INFO|WARNING|ERROR|CRITICAL|FATAL):[\w.]*:\s?"),
+    # A level, a month-day time and the file (vLLM and the like): ERROR 07-07 18:02:56 [core.py:519]
+    re.compile(
+        r"^(INFO|WARNING|ERROR|CRITICAL|DEBUG)\s+\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s+\[[\w./\-]+:\d+\]\s?"
+    ),
     # Plain timestamps and host tags: [2024-01-01 10:00:00,123] / 2024-01-01T10:00:00Z
     re.compile(r"^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+Z?\]?\s*(?:-\s*)?()"),
 )
@@ -35,7 +39,7 @@ _PREFIXES = (
 _RANK = re.compile(
     r"^(?:\[(?:rank|default|local_rank|process|worker|host)[ _-]?\d+\]:?|\[\d+,\d+\]<std(?:out|err)>:) ?"
 )
-_LEVELS = {"E": "E", "F": "F", "ERROR": "E", "CRITICAL": "F", "FATAL": "F"}
+_LEVELS = {"E": "E", "F": "F", "ERROR": "E", "CRITICAL": "F", "FATAL": "F", "DEBUG": "I"}
 
 _EXC = re.compile(
     r"^\s*(?:\w{1,12}: )?([A-Za-z_][\w.]*(?:Error|Exception|Exit|Failure|Interrupt))"

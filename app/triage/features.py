@@ -234,6 +234,10 @@ def extract(
         # not a type the device lacks nor a shape that depends on data.
         ev.add("compile_error", "shape_static", 1.0, "control flow whose branches or carry disagree")
         suppress = {*suppress, "unsupported_dtype"}
+    if doc.root is not None and _raised_by_user(doc, doc.root):
+        # The user's own check (``raise ValueError(f"expected rank 3, got {x.shape}")``): no tracer or
+        # compiler refused the program, whatever its words say about shapes.
+        suppress = {*suppress, "compile_error"}
     if _kernel_dtype(ev, message):
         suppress = {*suppress, "unsupported_op"}
     for category in suppress:
@@ -255,10 +259,6 @@ PROGRAM_ERRORS = frozenset(
 
 def _program_error(doc: ErrorDoc) -> str:
     root = doc.root
-    if root is not None and _raised_by_user(doc, root):
-        # The user's own check (``raise ValueError(f"expected rank 3, got {x.shape}")``): its words
-        # are what the user's code thought, not what a framework refused.
-        return f"{root.name} raised by your code"
     if root is None or root.name not in PROGRAM_ERRORS:
         return ""
     # Raised by the frameworks' own modules (jax.errors...., tensorflow....) it is theirs, not Python's.

@@ -44,6 +44,9 @@ _FRAMES = (
 )
 # JAX's note that it filtered its frames is printed as an exception of its own.
 _NOT_ERRORS = re.compile(r"SimplifiedTraceback|UnfilteredStackTrace")
+# ... or as the prefix of the exception it wraps ("jax._src.traceback_util.UnfilteredStackTrace:
+# jax.errors.TracerBoolConversionError: ..."): the wrapped one is the error.
+_WRAPPER = re.compile(r"^(?:[\w.]+\.)?(?:UnfilteredStackTrace|SimplifiedTraceback): (?=[\w.]+: )")
 _ARGS_RECEIVED = re.compile(r"^(?:Call a|A)rguments received by ")
 _ANSI = re.compile(r"\x1b?\[\d+(?:;\d+)*m")
 _CHAIN_CAUSE = "above exception was the direct cause"
@@ -266,7 +269,7 @@ def parse(text: str) -> ErrorDoc:
             chain = "cause" if _CHAIN_CAUSE in body else "during"
             current = resume = None
             continue
-        m = _EXC.match(body)
+        m = _EXC.match(_WRAPPER.sub("", body, count=1) if "Trace" in body else body)
         if m and not m.group("q").endswith("Warning") and not _NOT_ERRORS.search(m.group("q")):
             message = (m.group("m") or "").strip()
             current = Exc(m.group("q"), number, [message] if message else [], frames, chain)

@@ -76,3 +76,62 @@ def test_a_growing_while_loop_card_says_so_and_a_scan_card_names_the_mismatch():
     scan = classify_text(ROWS["scan_carry_type_changes/flax_rnn_carry_shape"]["text"])[0]
     assert "so the shapes do not match" in grows.evidence or "carry" in grows.evidence
     assert "carry" in scan.evidence
+
+
+# The frameworks' message templates (as their sources print them), in the shapes a log carries them.
+TEMPLATES = [
+    (
+        "jax._src.traceback_util.UnfilteredStackTrace: jax.errors.TracerBoolConversionError: Attempted "
+        "boolean conversion of traced array with shape bool[]..\n"
+        "The error occurred while tracing the function solve at /home/u/solve.py:40 for jit.\n",
+        "compile_error",
+    ),
+    (
+        "jax.errors.TracerArrayConversionError: The numpy.ndarray conversion method __array__() was "
+        "called on traced array with shape float32[4,4]\n",
+        "compile_error",
+    ),
+    (
+        "ERROR 07-07 18:02:56 [engine.py:519] ValueError: One of device_put args was given the sharding "
+        "of NamedSharding(mesh=Mesh('data': 1, 'model': 8), spec=PartitionSpec('model', None)), which "
+        "implies that the global size of its dimension 0 should be divisible by 8, but it is equal to 6\n",
+        "strategy_scope",
+    ),
+    (
+        "ValueError: Number of devices 1 must equal the product of mesh_shape (1, 8)\n",
+        "strategy_scope",
+    ),
+    (
+        "tensorflow.python.framework.errors_impl.InvalidArgumentError: cannot compute Mul as input "
+        "#1(zero-based) was expected to be a float tensor but is a half tensor [Op:Mul]\n",
+        "unsupported_dtype",
+    ),
+    (
+        "ValueError: Failed to convert a NumPy array to a Tensor (Unsupported object type float).\n",
+        "unsupported_dtype",
+    ),
+    (
+        '  File "/env/lib/python3.8/site-packages/tensorflow/python/keras/engine/training.py", line 1110, '
+        "in fit\n    raise ValueError('Expect x to be a non-empty array or dataset.')\n"
+        "ValueError: Expect x to be a non-empty array or dataset.\n",
+        "input_pipeline",
+    ),
+    (
+        "No OpKernel was registered to support Op 'CudnnRNNCanonicalToParams' used by node "
+        "lstm/CudnnRNNCanonicalToParams with these attrs: [T=DT_FLOAT, num_params=8]\n"
+        "Registered devices: [CPU, XLA_CPU]\nRegistered kernels:\n  device='GPU'; T in [DT_FLOAT]\n",
+        "unsupported_op",
+    ),
+    (
+        "ValueError: Shape of `state/param_states/decoder/scale/v` in checkpoint (2048,) does not match "
+        "expected (768,).\n",
+        "checkpoint",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), TEMPLATES, ids=[t[1] + str(i) for i, t in enumerate(TEMPLATES)]
+)
+def test_a_framework_template_gets_its_label(text, expected):
+    assert _category(text) == expected

@@ -121,7 +121,8 @@ MESSAGES: tuple[Template, ...] = (
         r"The __index__\(\) method was called on traced|Shapes must be 1D sequences of concrete values|"
         r"Array slice indices must have static start/stop/step|method was called on the JAX Tracer object|"
         r"(?:^|\W)ConcretizationTypeError|Abstract tracer value encountered where concrete value is expected|"
-        r"Slice entries must be static integers",
+        r"Slice entries must be static integers|TracerArrayConversionError|"
+        r"The numpy\.ndarray conversion method __array__\(\) was called on",
         ("dynamic_shape",),
     ),
     # -- JAX: the mesh, the sharding, the devices (labelling guide, rule 5).
@@ -145,7 +146,8 @@ MESSAGES: tuple[Template, ...] = (
         "indivisible",
         0.86,
         r"implies that array axis \d+ is partitioned \d+ times|should evenly divide the shape|"
-        r"not evenly divisible by the corresponding mesh axis|IndivisibleError",
+        r"not evenly divisible by the corresponding mesh axis|IndivisibleError|"
+        r"args? (?:was|were) given the sharding of|global size of its dimension \d+ should be divisible by",
         ("compile_error",),
     ),
     _t(
@@ -210,6 +212,45 @@ MESSAGES: tuple[Template, ...] = (
         r"target dict keys and state dict keys do not match|(?:Missing|Unexpected) key\(s\) in state_dict|"
         r"size mismatch for [\w.]+: copying a param",
         ("compile_error", "strategy_scope"),
+    ),
+    # A checkpoint's array of another shape than the model's (T5X, Flax, TF's own wording varies):
+    # a restore into another model (rule 1).
+    _t(
+        "checkpoint",
+        "shape_mismatch",
+        0.88,
+        r"in (?:the )?checkpoint\b.{0,60}(?:does not|doesn't) match|"
+        r"(?:does not|doesn't) match .{0,40}(?:stored |saved )?in (?:the )?checkpoint",
+        ("compile_error", "dynamic_shape", "strategy_scope"),
+    ),
+    # JAX's mesh helpers (mesh_utils.create_device_mesh, jax.make_mesh): a mesh of more devices than
+    # there are (rule 5).
+    _t(
+        "strategy_scope",
+        "mesh_devices",
+        0.9,
+        r"Number of devices \d+ must (?:equal|be >=) the product of mesh_shape",
+        ("compile_error",),
+    ),
+    # Keras' check that fit() got something to train on (training_utils / data_adapter_utils): an
+    # empty dataset or array (rule 6).
+    _t(
+        "input_pipeline",
+        "empty",
+        0.9,
+        r"Empty training data|Expect x to be a non-empty array or dataset|"
+        r"Unexpected result of `\w+_function` \(Empty logs\)",
+    ),
+    # TensorFlow's kernels for an operand of another dtype than the op was built for (op_kernel.cc),
+    # and its conversion of a NumPy object array (rule 9).
+    _t(
+        "unsupported_dtype",
+        "operand_dtype",
+        0.9,
+        r"cannot compute \w+ as input #\d+(?:\(zero-based\))? was expected to be an? \w+ tensor "
+        r"but is an? \w+ tensor|"
+        r"Failed to convert a NumPy array to a Tensor \(Unsupported object type",
+        ("compile_error",),
     ),
     # TensorFlow's image decoding kernels (decode_image_op.cc and friends) on a file that is not one.
     _t(

@@ -136,6 +136,7 @@ DYNAMIC_SHAPE = Category(
 
 _OP_PATTERNS = [
     re.compile(r"No registered '([\w>.:-]+)' OpKernel"),
+    re.compile(r"No OpKernel was registered to support Op '([\w>.:-]+)'"),
     re.compile(r"compile graph \S+ on XLA_\w+_JIT: ?([\w, ]+?)(?: \(|$)"),
     re.compile(r"primitive '([^']+)'"),
     re.compile(r"'aten::(\w+)'"),
@@ -192,6 +193,8 @@ UNSUPPORTED_OP = Category(
         # torch_xla's debug analysis names ATen ops that have no XLA lowering (they run on CPU).
         sig(r"Op\(s\) not lowered: \S", 0.85, "Op(s) not lowered"),
         sig(r"No registered '[^']+' OpKernel for '?(?:XLA_\w+|TPU|CPU|GPU)'? devices", 0.9, "OpKernel"),
+        # TF 1.x's wording for the same: the op has no kernel on any device this process has.
+        sig(r"No OpKernel was registered to support Op '[^']+'", 0.88, "No OpKernel was registered"),
         sig(r"MLIR translation rule for primitive '[^']+' not found", 0.92, "MLIR translation"),
         sig(r"Could not run 'aten::\w+' with arguments from the '\w+' backend", 0.9, "aten::"),
         sig(
