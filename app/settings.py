@@ -162,6 +162,12 @@ class Settings(BaseSettings):
     db_max_overflow: int = 20
     db_pool_timeout: float = Field(3.0, description="seconds to wait for a pooled connection, then 503")
     max_connections: int = Field(4096, description="open connections and requests per process; beyond, 503")
+    # An agent keeps one connection and sends a batch every pace interval (up to the 60 s it accepts
+    # from the server, agent/sender.py). Closed after uvicorn's 5 s, a paced host opened a new one
+    # for nearly every batch: with 4,096 hosts a fifth of the server's CPU went on connections.
+    keep_alive_seconds: float = Field(
+        65.0, gt=0, description="an idle kept-alive connection is closed after this long"
+    )
     graceful_shutdown_seconds: float = Field(
         5.0, description="on SIGTERM, requests in flight get this long before they are cut off"
     )
