@@ -96,6 +96,7 @@ async def ingest(request: Request):
     started = time.monotonic()  # from here on, the server's own delays: checking, queueing, storing
     if len(body) <= INLINE_BYTES:
         delivery = _delivery(request, settings, token, body)
+        delivery.cpu_s = 0.0  # the loop's own CPU: pacing measures it as the loop's (ops/pacing.py)
     else:
         delivery = await anyio.to_thread.run_sync(
             _delivery, request, settings, token, body, limiter=state.ingest_threads
