@@ -61,6 +61,7 @@ MAX_TRACKED_HOSTS = 100_000  # bounds the memory a client inventing host names c
 # request times out at 5 s; on a 2-core machine shared with other work, 1,547 of 18,483 requests
 # of 2,048 hosts did while the gate refused none of them).
 LATE_S = 2.0
+MIN_WINDOW_S = 10.0  # a host sending at least this often counts, whatever the interval asked
 PRESSED_SHARE = 0.02  # refused or late, of the batches answered in an estimate's second
 
 
@@ -142,7 +143,10 @@ class Pacing:
                 cost = self._store_cpu / self._stored + self.framework
                 self._cost = cost if self._cost == 0.0 else 0.5 * self._cost + 0.5 * cost
                 self._stored, self._store_cpu = 0, 0.0
-            stale = now - self.window
+            # A host counts while it sent within two intervals (the window at most): one that
+            # moved to another server process (a new connection after a timeout) stops counting
+            # here soon, instead of being counted by both for the whole window.
+            stale = now - min(self.window, max(MIN_WINDOW_S, 2.0 * self._interval))
             if len(self._hosts) > 64:
                 self._hosts = {h: t for h, t in self._hosts.items() if t >= stale}
             else:
