@@ -16,11 +16,12 @@ The cost per batch is measured, not configured: the CPU time of the threads that
 store the batch (``spent``), plus what the event loop does around it (HTTP, middleware, reading
 the body): the loop thread's CPU per ingest request, when the caller on the loop passes its
 reading (``interval(loop_cpu=time.thread_time())``, app/ops/admission.py), else ``FRAMEWORK_S``.
-A fixed 1 ms was once measured; cheaper middleware made it 0.3 ms, and a fixed figure then asked
+A fixed 1 ms was once measured; cheaper middleware made it about 0.5 ms, and a fixed figure asked
 hosts for a third more than needed. Only the batches' own CPU counts:
 charging them the process's (the alert loop, pages) would make each batch look dearer as batches
-grow fewer, and the interval would run away to its cap. Until enough batches came, a prior of 3 ms
-is assumed, so that a slice starting all at once is spread from its first answers.
+grow fewer, and the interval would run away to its cap. Until enough batches came, a prior of 2 ms
+(measured: 1.5 to 2 ms on a 2-core machine shared with other work) is assumed, so that a slice
+starting all at once is spread from its first answers.
 
 CPU is not all a batch needs: a machine whose cores are taken by others, or a slow database, keeps
 batches waiting at the gate or in the writer's queue. So each estimate in which more than
@@ -51,7 +52,7 @@ import time
 
 HEADER = "X-Tpuwatch-Pace"
 MAX_PRESSURE = 4.0
-PRIOR_COST_S = 0.003  # CPU per batch before any is measured (a 2-core VM serving a slice)
+PRIOR_COST_S = 0.002  # CPU per batch before any is measured (a 2-core VM serving a slice)
 FRAMEWORK_S = 0.001  # the event loop's CPU around a small ingest request, until measured
 # The loop's measured CPU per ingest request is kept within these: the loop serves a page now and
 # then too, and a second of few batches (a quiet fleet) must not make each look dear.

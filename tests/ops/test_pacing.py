@@ -14,7 +14,7 @@ from tests.conftest import make_token, start_server
 from tests.helpers import wait_until
 from tpuwatch import wire
 from tpuwatch.monitor import Monitor
-from tpuwatch.server.ops.pacing import LATE_S, MAX_TRACKED_HOSTS, Pacing
+from tpuwatch.server.ops.pacing import LATE_S, MAX_TRACKED_HOSTS, PRIOR_COST_S, Pacing
 from tpuwatch.transport import PACE_HEADER, HttpTransport
 
 
@@ -70,12 +70,13 @@ def test_only_the_batches_own_cpu_counts_so_the_pace_cannot_run_away():
     # dearer as batches grow fewer (a longer interval), and the interval would climb to its cap.
     clock = Clock()
     pacing = _pacing(clock, cpu_budget=0.5)
-    asked = []
+    asked, turn = [], 0
     for second in range(1, 30):
         hosts_sending_now = round(1024 / max(1.0, pacing.interval()))
-        for host in range(hosts_sending_now):
-            pacing.served(f"h/{(second * 37 + host) % 1024}")
+        for _ in range(hosts_sending_now):  # each host in its turn, once an interval
+            pacing.served(f"h/{turn % 1024}")
             pacing.spent(0.002)
+            turn += 1
         clock.now = float(second)
         asked.append(pacing.interval())
     assert asked[-1] == pytest.approx(1024 * 0.003 / 0.5, abs=0.2)  # steady at ~6 s, far from 30
@@ -101,7 +102,7 @@ def test_a_slice_starting_at_once_is_spread_from_the_first_estimate_before_any_c
     for host in range(1024):
         pacing.served(str(host))
     clock.now = 1.0  # requests came in, but no batch has been stored yet...
-    assert pacing.interval() == pytest.approx(1024 * 0.003 / 0.5, abs=0.01)  # ...so the prior counts
+    assert pacing.interval() == pytest.approx(1024 * PRIOR_COST_S / 0.5, abs=0.01)  # ...the prior counts
     assert pacing.cost == 0.0
 
 
