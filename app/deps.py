@@ -22,7 +22,9 @@ from tpuwatch.server.settings import Settings
 from tpuwatch.server.tokens.service import authenticate
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
+    # async: FastAPI runs a plain ``def`` dependency in a worker thread, a thread hop per request
+    # just to read an attribute.
     return request.app.state.settings
 
 

@@ -141,6 +141,7 @@ def uvicorn_options(settings) -> dict:
         # cut off (agents keep their batches and send them again), never waited on for ever.
         timeout_graceful_shutdown=max(1, round(settings.graceful_shutdown_seconds)),
         limit_concurrency=settings.max_connections,
+        timeout_keep_alive=max(1, round(settings.keep_alive_seconds)),
     )
 
 

@@ -126,8 +126,10 @@ class Settings(BaseSettings):
     # Admission and pools (app/ops/admission.py): requests beyond these wait briefly, then get 503
     # with Retry-After, before they take a database connection. Ingest gets its own share so that
     # pages, the API, /healthz and the alert loop are never starved by agents.
+    # Four groups' worth (writer.py stores up to 64 batches a group): with one, the loop checked the
+    # next group's bodies only once the writer had stored the last, and a burst waited twice as long.
     ingest_max_in_flight: int = Field(
-        64, description="batches in flight at once per process (the writer stores them in groups)"
+        256, description="batches in flight at once per process (the writer stores them in groups)"
     )
     # A slice's hosts start and end together: a 1,024-host job's first (and last) batches arrive
     # within a second. Waiting costs no thread and no connection, so the gate lets such a burst
@@ -161,7 +163,15 @@ class Settings(BaseSettings):
     db_pool_size: int = 10
     db_max_overflow: int = 20
     db_pool_timeout: float = Field(3.0, description="seconds to wait for a pooled connection, then 503")
-    max_connections: int = Field(4096, description="open connections and requests per process; beyond, 503")
+    # Every agent host keeps one connection open between batches (keep_alive_seconds): a 4,096-host
+    # job on one process holds 4,096 idle connections, and past this uvicorn answers 503.
+    max_connections: int = Field(8192, description="open connections and requests per process; beyond, 503")
+    # An agent keeps one connection and sends a batch every pace interval (up to the 60 s it accepts
+    # from the server, agent/sender.py). Closed after uvicorn's 5 s, a paced host opened a new one
+    # for nearly every batch: with 4,096 hosts a fifth of the server's CPU went on connections.
+    keep_alive_seconds: float = Field(
+        65.0, gt=0, description="an idle kept-alive connection is closed after this long"
+    )
     graceful_shutdown_seconds: float = Field(
         5.0, description="on SIGTERM, requests in flight get this long before they are cut off"
     )

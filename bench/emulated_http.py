@@ -66,7 +66,11 @@ class Connection:
                 raise _Stale("the server closed the connection") if first else ConnectionResetError()
             first = False
             parser.feed_data(data)
-        if not parser.should_keep_alive():
+        # As http.client decides (HTTPResponse._check_close): an HTTP/1.1 answer keeps the
+        # connection unless it says "Connection: close". httptools' should_keep_alive() is False
+        # once the message is complete, and closed every connection after its first answer: each
+        # emulated request was a new connection, which real agents never made.
+        if "close" in response.headers.get("connection", "").lower() or parser.get_http_version() != "1.1":
             self.close()
         return parser.get_status_code(), response.headers, b"".join(response.body)
 

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from tpuwatch.server.db import bulk_insert
 from tpuwatch.server.ingest.schemas import Batch
 from tpuwatch.server.models import Job, JobHost
-from tpuwatch.server.series.rollups import rollup_rows, write_rows
+from tpuwatch.server.series.rollups import merge, summarize, write_rows
 from tpuwatch.server.series.thinning import keeps_every_step
 from tpuwatch.wire import Kind
 
@@ -114,7 +114,10 @@ class Group:
     def __init__(self, now: float) -> None:
         self.now = now
         self.steps: list[tuple] = []
-        self.rollups: list[tuple] = []
+        # Per (job, host): every level's buckets over the group's batches of that host, merged
+        # here. A paced host's request carries one batch a second, each a step or a few: written
+        # batch by batch they were one upsert per level per batch, mostly into the same buckets.
+        self.rollups: dict[tuple[int, int], list[dict[int, list]]] = {}
         self.hosts: dict[tuple[int, int], _Counters] = {}
         # Per job: the counters of all plain batches, and of the reference hosts' alone (the job's
         # usual step comes from those when the group has any: a slow host must not move it).
@@ -123,7 +126,12 @@ class Group:
     def add_steps(self, job_id: int, host: int, steps: Sequence[Sequence], kept: Sequence[Sequence]) -> None:
         """Every step goes into the rollups; ``kept`` (thinning's choice) also gets raw rows."""
         self.steps.extend((job_id, host, s, t, d, w) for s, t, d, w in kept)
-        self.rollups.extend(rollup_rows(job_id, host, steps))
+        levels = summarize(steps)
+        mine = self.rollups.setdefault((job_id, host), levels)
+        if mine is not levels:
+            for into, buckets in zip(mine, levels, strict=True):
+                for bucket, acc in buckets.items():
+                    merge(into, bucket, acc)
 
     def add_counters(self, job_id: int, batch: Batch, earliest: float) -> None:
         """Count a plain batch's steps for its host and its job."""
@@ -137,7 +145,13 @@ class Group:
     def write_rows(self, session: Session) -> None:
         """The raw steps and the rollups (in key order)."""
         bulk_insert(session, "steps", STEP_COLUMNS, self.steps, numbers_only=True)
-        write_rows(session, self.rollups)
+        rows = [
+            (job_id, level, host, bucket, *acc)
+            for (job_id, host), levels in self.rollups.items()
+            for level, buckets in enumerate(levels)
+            for bucket, acc in buckets.items()
+        ]
+        write_rows(session, rows)
 
     def write_hosts(self, session: Session, others: list[tuple[tuple[int, int], dict]]) -> None:
         """Every host's counters in ``(job, host)`` order: the plain batches' merged, and

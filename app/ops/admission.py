@@ -15,7 +15,11 @@ loop, where waiting costs no thread and no connection:
 
 A request waits for a slot at most ``*_wait_seconds`` and only while fewer than ``*_max_waiting``
 wait; otherwise it is answered at once with 503 and ``Retry-After`` (agents back off and keep the
-batch in their spool; an ingest 503 asks them to wait one pacing interval, app/ops/pacing.py).
+batch in their spool). A batch the ingest gate cannot take is answered 429 instead, with the pace
+(``Retry-After`` and ``X-Tpuwatch-Pace``, app/ops/pacing.py): the server is up and storing, the
+hosts together send faster than it stores, and each is told how often to send. Agents treat 429
+and 503 alike; the status says which it is (a 4,096-host job starting at once met 503s that read
+as a failing server).
 Every ingest answer carries the interval the server asks of each host (``X-Tpuwatch-Pace``), so
 that a big slice spreads itself out before the gate has to refuse anyone. ``/healthz`` and static
 files need no slot. With the reads' slots, the ingest threads and the writer's connection below
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 
 from starlette.responses import JSONResponse
@@ -105,6 +110,18 @@ def busy_response(gate: Gate, retry_after: int = RETRY_AFTER_S) -> JSONResponse:
     )
 
 
+def _over_pace(gate: Gate, pacing: Pacing) -> JSONResponse:
+    after = pacing.retry_after()
+    return JSONResponse(
+        {
+            "detail": f"hosts send faster than this server stores ({gate.limit} batches in flight): "
+            f"send this batch again in {after} s, and batches every {pacing.interval():g} s"
+        },
+        status_code=429,
+        headers={"Retry-After": str(after), PACE_HEADER: f"{pacing.interval():g}"},
+    )
+
+
 class AdmissionMiddleware:
     def __init__(self, app: ASGIApp, ingest: Gate, reads: Gate, pacing: Pacing | None = None) -> None:
         self.app = app
@@ -131,9 +148,9 @@ class AdmissionMiddleware:
         self.pacing.served(client_keys(scope)[0])  # the rate limit's key: this token's host
         if not await self.ingest.acquire():
             self.pacing.refused()
-            await busy_response(self.ingest, self.pacing.retry_after())(scope, receive, send)
+            await _over_pace(self.ingest, self.pacing)(scope, receive, send)
             return
-        pace = f"{self.pacing.interval():g}".encode()
+        pace = f"{self.pacing.interval(time.thread_time()):g}".encode()  # on the loop: its CPU
 
         async def paced_send(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -12,17 +12,24 @@ times a pressure factor, at most ``cap``; agents never go below their own interv
 set), so a small job is asked for nothing more. ``cpu_budget`` is the share of one core
 that agents' batches may take (the rest is for pages, the API and the alert loop).
 
-The cost per batch is measured, not configured: the worker thread's CPU time while it checks and
-stores the batch (``spent``), plus ``FRAMEWORK_S`` for what the event loop does around it (HTTP,
-middleware, reading the body: ~1 ms measured per small POST). Only the batches' own CPU counts:
+The cost per batch is measured, not configured: the CPU time of the threads that check and
+store the batch (``spent``), plus what the event loop does around it (HTTP, middleware, reading
+the body): the loop thread's CPU per ingest request, when the caller on the loop passes its
+reading (``interval(loop_cpu=time.thread_time())``, app/ops/admission.py), else ``FRAMEWORK_S``.
+A fixed 1 ms was once measured; cheaper middleware made it about 0.5 ms, and a fixed figure asked
+hosts for a third more than needed. Only the batches' own CPU counts:
 charging them the process's (the alert loop, pages) would make each batch look dearer as batches
-grow fewer, and the interval would run away to its cap. Until enough batches came, a prior of 3 ms
-is assumed, so that a slice starting all at once is spread from its first answers.
+grow fewer, and the interval would run away to its cap. Until enough batches came, a prior of 2 ms
+(measured: 1.5 to 2 ms on a 2-core machine shared with other work) is assumed, so that a slice
+starting all at once is spread from its first answers.
 
 CPU is not all a batch needs: a machine whose cores are taken by others, or a slow database, keeps
-batches waiting at the gate or in the writer's queue. So each estimate in which the gate had to
-refuse batches, or a batch took longer than ``LATE_S`` to be stored (agents give up after 5 s and
-send it again), raises the pressure factor by half (up to 4), and each calm one lowers it by a fifth.
+batches waiting at the gate or in the writer's queue. So each estimate in which more than
+``PRESSED_SHARE`` of the batches answered were refused by the gate or took longer than ``LATE_S``
+to be stored (agents give up after 5 s and send it again) raises the pressure factor by half (up
+to 4), and each calm one lowers it by a fifth. A share, not any one batch: on a machine shared
+with other work a late batch or two comes every second, and when one was enough the factor sat at
+4 and the 4,096 hosts of a job were asked for 30 s, their steps stored a minute late.
 
 The interval travels in the ``X-Tpuwatch-Pace`` response header of every ingest answer (and sets
 ``Retry-After`` on a 503); agents take it as the least interval they keep (agent/sender.py, Pace).
@@ -45,13 +52,18 @@ import time
 
 HEADER = "X-Tpuwatch-Pace"
 MAX_PRESSURE = 4.0
-PRIOR_COST_S = 0.003  # CPU per batch before any is measured (a 2-core VM serving a slice)
-FRAMEWORK_S = 0.001  # the event loop's CPU around a small ingest request (uvicorn, middleware)
+PRIOR_COST_S = 0.002  # CPU per batch before any is measured (a 2-core VM serving a slice)
+FRAMEWORK_S = 0.001  # the event loop's CPU around a small ingest request, until measured
+# The loop's measured CPU per ingest request is kept within these: the loop serves a page now and
+# then too, and a second of few batches (a quiet fleet) must not make each look dear.
+FRAMEWORK_RANGE_S = (0.0001, 0.003)
 MAX_TRACKED_HOSTS = 100_000  # bounds the memory a client inventing host names can take
 # A batch answered this long after its body came is late: the writer falls behind (the agent's
 # request times out at 5 s; on a 2-core machine shared with other work, 1,547 of 18,483 requests
 # of 2,048 hosts did while the gate refused none of them).
 LATE_S = 2.0
+MIN_WINDOW_S = 10.0  # a host sending at least this often counts, whatever the interval asked
+PRESSED_SHARE = 0.02  # refused or late, of the batches answered in an estimate's second
 
 
 class Pacing:
@@ -69,8 +81,12 @@ class Pacing:
         self._lock = threading.Lock()
         self._hosts: dict[str, float] = {}
         self._stored, self._store_cpu = 0, 0.0  # batches and their CPU since the last estimate
+        self._requests = 0  # ingest requests served since the last estimate
+        self._loop_cpu: float | None = None  # the loop thread's CPU reading at the last estimate
+        self.framework = FRAMEWORK_S  # the loop's CPU per ingest request, smoothed
         self._cost = 0.0  # CPU seconds per batch, smoothed; 0 until measured
-        self._refused = 0  # batches the gate refused since the last estimate
+        self._refused = 0  # batches the gate refused or stored late since the last estimate
+        self._answered = 0  # batches answered (stored, late or not, or refused) since then
         self.pressure = 1.0
         self._interval = floor
         self._at = clock()
@@ -79,6 +95,7 @@ class Pacing:
         """Count one ingest request from ``host`` (the sender's id, or its address)."""
         now = self._clock()
         with self._lock:
+            self._requests += 1
             if host in self._hosts or len(self._hosts) < MAX_TRACKED_HOSTS:
                 self._hosts[host] = now
 
@@ -91,9 +108,11 @@ class Pacing:
     def refused(self) -> None:
         """Count one batch the ingest gate had to refuse (503)."""
         self._refused += 1
+        self._answered += 1
 
     def took(self, seconds: float) -> None:
         """How long a batch took from its body to its answer: a late one presses like a refusal."""
+        self._answered += 1
         if seconds > LATE_S:
             self._refused += 1
 
@@ -105,29 +124,40 @@ class Pacing:
     def cost(self) -> float:
         return self._cost
 
-    def interval(self) -> float:
-        """Seconds between a host's batches, re-estimated at most every ``every`` seconds."""
+    def interval(self, loop_cpu: float | None = None) -> float:
+        """Seconds between a host's batches, re-estimated at most every ``every`` seconds.
+        ``loop_cpu``: the event loop thread's CPU time (``time.thread_time()`` called on it)."""
         now = self._clock()
         if now - self._at < self.every:
             return self._interval
         with self._lock:
             if now - self._at < self.every:
                 return self._interval
+            if loop_cpu is not None:
+                if self._loop_cpu is not None and self._requests >= 10:
+                    lo, hi = FRAMEWORK_RANGE_S
+                    each = min(hi, max(lo, (loop_cpu - self._loop_cpu) / self._requests))
+                    self.framework = 0.5 * self.framework + 0.5 * each
+                self._loop_cpu = loop_cpu
+                self._requests = 0
             if self._stored >= 10:  # too few batches say little about their cost
-                cost = self._store_cpu / self._stored + FRAMEWORK_S
+                cost = self._store_cpu / self._stored + self.framework
                 self._cost = cost if self._cost == 0.0 else 0.5 * self._cost + 0.5 * cost
                 self._stored, self._store_cpu = 0, 0.0
-            stale = now - self.window
+            # A host counts while it sent within two intervals (the window at most): one that
+            # moved to another server process (a new connection after a timeout) stops counting
+            # here soon, instead of being counted by both for the whole window.
+            stale = now - min(self.window, max(MIN_WINDOW_S, 2.0 * self._interval))
             if len(self._hosts) > 64:
                 self._hosts = {h: t for h, t in self._hosts.items() if t >= stale}
             else:
                 for h in [h for h, t in self._hosts.items() if t < stale]:
                     del self._hosts[h]
-            if self._refused:
+            if self._refused > PRESSED_SHARE * self._answered:
                 self.pressure = min(MAX_PRESSURE, self.pressure * 1.5)
             else:
                 self.pressure = max(1.0, self.pressure * 0.8)
-            self._refused = 0
+            self._refused = self._answered = 0
             cost = self._cost or PRIOR_COST_S
             wanted = len(self._hosts) * cost / self.cpu_budget * self.pressure
             self._interval = round(min(self.cap, max(self.floor, wanted)), 2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 
 import anyio
@@ -69,7 +70,10 @@ async def healthz(request: Request):
             "refused": gate.rejected,
             "hosts_sending": pacing.hosts,
             "cpu_ms_per_batch": round(pacing.cost * 1000, 2),
-            "pace_seconds": pacing.interval(),
+            "loop_cpu_ms_per_request": round(pacing.framework * 1000, 2),
+            "pressure": round(pacing.pressure, 2),
+            "pace_seconds": pacing.interval(time.thread_time()),  # on the loop: its CPU
+            "process": os.getpid(),  # one of several (--workers): each paces its own hosts
         }
         writer = getattr(request.app.state, "writer", None)
         if writer is not None:

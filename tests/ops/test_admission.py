@@ -155,3 +155,34 @@ def test_gate_admits_up_to_its_limit_queues_briefly_then_refuses():
         assert gate.in_flight == 0 and gate.rejected == 2
 
     run_async(scenario)
+
+
+def test_a_batch_the_full_ingest_gate_cannot_take_is_told_the_pace_with_429_not_503():
+    # The server is up and storing; the hosts together send faster than it stores. The answer says
+    # when to send again and how often, and is no server error.
+    from tpuwatch.server.ops.admission import AdmissionMiddleware
+    from tpuwatch.server.ops.pacing import HEADER as PACE_HEADER
+
+    async def app(scope, receive, send):
+        raise AssertionError("a refused batch must not reach the app")
+
+    async def scenario() -> tuple[int, dict]:
+        gate = Gate("ingest", limit=1, max_waiting=0, wait_s=0.1)
+        assert await gate.acquire()  # a batch in flight holds the only slot
+        middleware = AdmissionMiddleware(app, ingest=gate, reads=Gate("reads", 1, 0, 0.1))
+        sent: list[dict] = []
+
+        async def send(message):
+            sent.append(message)
+
+        async def receive():
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        scope = {"type": "http", "method": "POST", "path": "/api/v1/ingest", "headers": []}
+        await middleware(scope, receive, send)
+        start = sent[0]
+        return start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]}
+
+    status, headers = run_async(scenario)
+    assert status == 429, (status, headers)
+    assert int(headers["retry-after"]) >= 1 and PACE_HEADER.lower() in headers, headers

@@ -14,7 +14,7 @@ from tests.conftest import make_token, start_server
 from tests.helpers import wait_until
 from tpuwatch import wire
 from tpuwatch.monitor import Monitor
-from tpuwatch.server.ops.pacing import LATE_S, MAX_TRACKED_HOSTS, Pacing
+from tpuwatch.server.ops.pacing import LATE_S, MAX_TRACKED_HOSTS, PRIOR_COST_S, Pacing
 from tpuwatch.transport import PACE_HEADER, HttpTransport
 
 
@@ -70,15 +70,30 @@ def test_only_the_batches_own_cpu_counts_so_the_pace_cannot_run_away():
     # dearer as batches grow fewer (a longer interval), and the interval would climb to its cap.
     clock = Clock()
     pacing = _pacing(clock, cpu_budget=0.5)
-    asked = []
+    asked, turn = [], 0
     for second in range(1, 30):
         hosts_sending_now = round(1024 / max(1.0, pacing.interval()))
-        for host in range(hosts_sending_now):
-            pacing.served(f"h/{(second * 37 + host) % 1024}")
+        for _ in range(hosts_sending_now):  # each host in its turn, once an interval
+            pacing.served(f"h/{turn % 1024}")
             pacing.spent(0.002)
+            turn += 1
         clock.now = float(second)
         asked.append(pacing.interval())
     assert asked[-1] == pytest.approx(1024 * 0.003 / 0.5, abs=0.2)  # steady at ~6 s, far from 30
+
+
+def test_the_event_loops_cpu_per_request_is_measured_when_the_loop_gives_its_reading():
+    clock = Clock()
+    pacing = _pacing(clock, cpu_budget=0.5)
+    loop_cpu = 10.0
+    pacing.interval(loop_cpu)  # the first reading: nothing to compare with yet
+    for second in range(1, 12):
+        _batches(pacing, 1000, 0.0005)  # 0.5 ms a batch in the writer...
+        loop_cpu += 1000 * 0.0003  # ...and 0.3 ms on the loop around each request
+        clock.now = float(second)
+        pacing.interval(loop_cpu)
+    assert pacing.framework == pytest.approx(0.0003, rel=0.02)
+    assert pacing.interval() == pytest.approx(1000 * 0.0008 / 0.5, abs=0.02)  # not 1.5 ms a batch
 
 
 def test_a_slice_starting_at_once_is_spread_from_the_first_estimate_before_any_cost_is_measured():
@@ -87,7 +102,7 @@ def test_a_slice_starting_at_once_is_spread_from_the_first_estimate_before_any_c
     for host in range(1024):
         pacing.served(str(host))
     clock.now = 1.0  # requests came in, but no batch has been stored yet...
-    assert pacing.interval() == pytest.approx(1024 * 0.003 / 0.5, abs=0.01)  # ...so the prior counts
+    assert pacing.interval() == pytest.approx(1024 * PRIOR_COST_S / 0.5, abs=0.01)  # ...the prior counts
     assert pacing.cost == 0.0
 
 
@@ -110,7 +125,7 @@ def test_refusals_raise_the_interval_until_the_gate_is_calm_again():
     assert pacing.pressure < 2.0
 
 
-def test_batches_stored_late_raise_the_interval_as_refusals_do():
+def test_a_share_of_batches_stored_late_raises_the_interval_as_refusals_do():
     clock = Clock()
     pacing = _pacing(clock, cpu_budget=0.5)
     _batches(pacing, 200, 0.0015)
@@ -121,9 +136,19 @@ def test_batches_stored_late_raise_the_interval_as_refusals_do():
     _batches(pacing, 200, 0.0015)
     clock.now = 2.0
     assert pacing.interval() == 1.0
-    pacing.took(LATE_S + 0.5)  # the writer fell behind: agents would soon time out
+    for _ in range(3):
+        pacing.took(LATE_S + 0.5)  # a late batch now and then (a machine shared with other work)...
+    for _ in range(197):
+        pacing.took(0.05)
     _batches(pacing, 200, 0.0015)
     clock.now = 3.0
+    assert pacing.interval() == 1.0 and pacing.pressure == 1.0  # ...is no sign of falling behind
+    for _ in range(20):
+        pacing.took(LATE_S + 0.5)  # a tenth late: the writer fell behind, agents would time out
+    for _ in range(180):
+        pacing.took(0.05)
+    _batches(pacing, 200, 0.0015)
+    clock.now = 4.0
     assert pacing.interval() == 1.5 and pacing.pressure == 1.5
 
 
