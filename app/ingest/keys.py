@@ -52,6 +52,30 @@ _SQL = {
     "sqlite": _CLAIM.format(m="?", cast_open="CAST(", cast_close=" AS BLOB)"),
 }
 
+# PostgreSQL: every key row of a group in one statement (a row per (job, stream, block), its new
+# batches' bits merged), instead of a statement per batch: a paced host's request carries a batch
+# for each second since its last, and a statement each was the writer's largest cost per batch.
+# A row is updated only when none of its bits was set, so a returned row means every one of its
+# batches is new; a row not returned (some batch stored before: a redelivery) is locked by then
+# and its batches are claimed one by one with _CLAIM, as before. Each slot of the digests comes
+# from the new row where its bit is new, else from the stored row. unnest keeps the rows in the
+# order given (key order), so concurrent groups lock rows in the same order.
+_SLOTS = " || ".join(
+    f"CASE WHEN excluded.seen & ({-(1 << 63) if k == 63 else 1 << k})::bigint = 0 "
+    f"THEN substr(ingest_keys.digests, {k * DIGEST_BYTES + 1}, {DIGEST_BYTES}) "
+    f"ELSE substr(excluded.digests, {k * DIGEST_BYTES + 1}, {DIGEST_BYTES}) END"
+    for k in range(BLOCK)
+)
+_CLAIM_ROWS = (
+    "INSERT INTO ingest_keys (job_id, stream_key, block, seen, first_at, last_at, digests) "
+    "SELECT * FROM unnest(%s::integer[], %s::bigint[], %s::bigint[], %s::bigint[], "
+    "%s::float8[], %s::float8[], %s::bytea[]) "
+    "ON CONFLICT (job_id, stream_key, block) DO UPDATE SET "
+    "seen = ingest_keys.seen | excluded.seen, last_at = excluded.last_at, "
+    f"digests = {_SLOTS} "
+    "WHERE ingest_keys.seen & excluded.seen = 0 RETURNING job_id, stream_key, block"
+)
+
 
 def stream_key(stream: str) -> int:
     """A stream's name as a signed 64-bit integer (8 bytes of BLAKE2b).
@@ -112,15 +136,54 @@ def claim_many(
     sql = _SQL[conn.dialect.name]
     if conn.dialect.name == "postgresql" and len(whole) > 1:
         with conn.connection.dbapi_connection.cursor() as cur:
-            cur.executemany(sql, [params for _, params in whole], returning=True)
-            for n, (i, _) in enumerate(whole):
-                if n:
-                    cur.nextset()
-                fresh[i] = cur.fetchone() is not None
+            rest = _claim_rows(cur, whole, fresh)
+            if len(rest) > 1:
+                cur.executemany(sql, [params for _, params in rest], returning=True)
+                for n, (i, _) in enumerate(rest):
+                    if n:
+                        cur.nextset()
+                    fresh[i] = cur.fetchone() is not None
+            elif rest:
+                cur.execute(sql, rest[0][1])
+                fresh[rest[0][0]] = cur.fetchone() is not None
         return fresh
     for i, params in whole:
         fresh[i] = conn.exec_driver_sql(sql, params).first() is not None
     return fresh
+
+
+def _claim_rows(cur, whole: list[tuple[int, tuple]], fresh: list[bool]) -> list[tuple[int, tuple]]:
+    """Claim ``whole`` (in key order) a key row at a time in one statement (_CLAIM_ROWS); sets
+    ``fresh`` for the batches of the rows claimed and returns the rest, for _CLAIM one by one:
+    those of rows where some batch was stored before, and any key that comes twice."""
+    rows: dict[tuple, list] = {}  # (job, stream key, block) -> [seen, digests, batches]
+    rest: list[tuple[int, tuple]] = []
+    for i, params in whole:
+        job_id, key, block, seen, _, _, _, slot, d, _ = params
+        row = rows.get((job_id, key, block))
+        if row is None:
+            rows[(job_id, key, block)] = [seen, bytearray(params[6]), [(i, params)]]
+        elif row[0] & seen:  # the same key again: its first claims it
+            rest.append((i, params))
+        else:
+            row[0] |= seen
+            row[1][slot : slot + DIGEST_BYTES] = d
+            row[2].append((i, params))
+    now = whole[0][1][4]
+    cols: list[list] = [[], [], [], [], [], [], []]
+    for (job_id, key, block), (seen, digests, _) in rows.items():
+        for col, value in zip(cols, (job_id, key, block, seen, now, now, bytes(digests)), strict=True):
+            col.append(value)
+    cur.execute(_CLAIM_ROWS, cols)
+    claimed = {tuple(r) for r in cur.fetchall()}
+    for row_key, (_, _, batches) in rows.items():
+        if row_key in claimed:
+            for i, _ in batches:
+                fresh[i] = True
+        else:
+            rest.extend(batches)
+    rest.sort(key=lambda w: (w[1][:3], w[0]))  # a key twice: its first claims it, as in ``whole``
+    return rest
 
 
 def stored_digest(session: Session, job_id: int, stream: str, seq: int, part: str) -> str | None:

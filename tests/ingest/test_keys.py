@@ -58,6 +58,30 @@ def test_each_batch_is_claimed_once_across_rows_and_its_digest_kept(sessions):
         assert keys.stored_digest(s, jid, "st", 63, "1") == _digest("p1")[:8]
 
 
+def test_a_group_claims_each_key_once_whatever_its_row_held_before(sessions):
+    """On PostgreSQL a group claims a key row in one statement; a row where some batch was stored
+    before, or a key twice, goes one by one: either way each batch is new once, its first copy's
+    digest at its slot."""
+    token = make_token(sessions)
+
+    def keyed(stream: str, seqs, tag: str = "a"):
+        return [(jid, stream, q, "", _digest(f"{tag}{q}")) for q in seqs]
+
+    with transaction(sessions) as s:
+        jid = _job(s, token)
+        assert keys.claim_many(s, keyed("st", [1, 5]), 100.0) == [True, True]
+        group = keyed("st", [0, 1, 2, 63, 63, 64, 200]) + keyed("st", [2], "x") + keyed("other", [5])
+        fresh = [True, False, True, True, False, True, True, False, True]
+        assert keys.claim_many(s, group, 101.0) == fresh
+        assert keys.claim_many(s, keyed("st", [3, 4, 65]), 102.0) == [True, True, True]  # rows kept
+        assert keys.claim_many(s, group, 103.0) == [False] * len(group)
+    with transaction(sessions) as s:
+        assert keys.stored_seqs(s, jid, "st") == [0, 1, 2, 3, 4, 5, 63, 64, 65, 200]
+        for q in keys.stored_seqs(s, jid, "st"):
+            assert keys.stored_digest(s, jid, "st", q, "") == _digest(f"a{q}")[:8], q
+        assert keys.stored_digest(s, jid, "other", 5, "") == _digest("a5")[:8]
+
+
 def test_keys_past_the_window_go_but_a_row_with_a_late_batch_stays(sessions):
     token = make_token(sessions)
     with transaction(sessions) as s:
