@@ -16,6 +16,11 @@ log = logging.getLogger("tpuwatch.health")
 
 PROBE_EVERY_S = 2.0
 PROBE_TIMEOUT_S = 3.0
+# How long an answer waits for the probe it started: a down database's connection is refused at
+# once, and a busy one's SELECT 1 (a thread and a pooled connection behind the ingest writer's, on
+# a loaded machine) once took most of a second of a /healthz that must answer within one. Past
+# this the answer says what the last probe found; the probe goes on and the next answer says its.
+PROBE_WAIT_S = 0.25
 
 
 async def _unreachable(app) -> bool:
@@ -26,6 +31,14 @@ async def _unreachable(app) -> bool:
     if time.monotonic() - checked_at < PROBE_EVERY_S or getattr(state, "sessions", None) is None:
         return down
     state.db_probe = (time.monotonic(), down)  # one probe at a time
+    probe = state.probe_task = asyncio.ensure_future(_probe(state, down))  # held while it runs
+    try:
+        return await asyncio.wait_for(asyncio.shield(probe), PROBE_WAIT_S)
+    except TimeoutError:
+        return down
+
+
+async def _probe(state, down: bool) -> bool:
     if getattr(state, "probe_thread", None) is None:
         state.probe_thread = anyio.CapacityLimiter(1)
     try:
