@@ -18,7 +18,7 @@ PROBE_EVERY_S = 2.0
 PROBE_TIMEOUT_S = 3.0
 # How long an answer waits for the probe it started: a down database's connection is refused at
 # once, and a busy one's SELECT 1 (a thread and a pooled connection behind the ingest writer's, on
-# a loaded machine) once took most of a second of a /healthz that must answer within one. Past
+# a loaded machine) can take most of a second of a /healthz that must answer within one. Past
 # this the answer says what the last probe found; the probe goes on and the next answer says its.
 PROBE_WAIT_S = 0.25
 
