@@ -38,3 +38,11 @@ def include_routers(app: FastAPI) -> None:
             router = getattr(routes, name, None)
             if router is not None:
                 app.include_router(router)
+    from starlette.routing import Route
+
+    from tpuwatch.server.ingest.routes import ingest
+
+    # Every host of every job calls this route, hundreds of times a second: matched first, as a
+    # plain Starlette route (no dependency solving, no response model), it costs the event loop
+    # less per batch. The FastAPI route stays for the OpenAPI schema; the answers are the same.
+    app.router.routes.insert(0, Route("/api/v1/ingest", ingest, methods=["POST"], include_in_schema=False))
