@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from tpuwatch.server.db import bulk_insert
 from tpuwatch.server.ingest.schemas import Batch
 from tpuwatch.server.models import Job, JobHost
-from tpuwatch.server.series.rollups import merge, summarize, write_rows
+from tpuwatch.server.series.rollups import summarize, write_rows
 from tpuwatch.server.series.thinning import keeps_every_step
 from tpuwatch.wire import Kind
 
@@ -114,10 +114,13 @@ class Group:
     def __init__(self, now: float) -> None:
         self.now = now
         self.steps: list[tuple] = []
-        # Per (job, host): every level's buckets over the group's batches of that host, merged
-        # here. A paced host's request carries one batch a second, each a step or a few: written
-        # batch by batch they were one upsert per level per batch, mostly into the same buckets.
-        self.rollups: dict[tuple[int, int], list[dict[int, list]]] = {}
+        # Per (job, host): the steps of the group's batches of that host, summarized into every
+        # level's buckets once, when written. A paced host's request carries one batch a second,
+        # each a step or a few: written batch by batch they were one upsert per level per batch,
+        # mostly into the same buckets, and summarized batch by batch and merged they cost the
+        # writer more than the one summary of them all (the same buckets: summarize and merge
+        # keep the first of equal values alike).
+        self.rollups: dict[tuple[int, int], list[Sequence]] = {}
         self.hosts: dict[tuple[int, int], _Counters] = {}
         # Per job: the counters of all plain batches, and of the reference hosts' alone (the job's
         # usual step comes from those when the group has any: a slow host must not move it).
@@ -126,12 +129,11 @@ class Group:
     def add_steps(self, job_id: int, host: int, steps: Sequence[Sequence], kept: Sequence[Sequence]) -> None:
         """Every step goes into the rollups; ``kept`` (thinning's choice) also gets raw rows."""
         self.steps.extend((job_id, host, s, t, d, w) for s, t, d, w in kept)
-        levels = summarize(steps)
-        mine = self.rollups.setdefault((job_id, host), levels)
-        if mine is not levels:
-            for into, buckets in zip(mine, levels, strict=True):
-                for bucket, acc in buckets.items():
-                    merge(into, bucket, acc)
+        mine = self.rollups.get((job_id, host))
+        if mine is None:
+            self.rollups[(job_id, host)] = list(steps)
+        else:
+            mine.extend(steps)
 
     def add_counters(self, job_id: int, batch: Batch, earliest: float) -> None:
         """Count a plain batch's steps for its host and its job."""
@@ -147,8 +149,8 @@ class Group:
         bulk_insert(session, "steps", STEP_COLUMNS, self.steps, numbers_only=True)
         rows = [
             (job_id, level, host, bucket, *acc)
-            for (job_id, host), levels in self.rollups.items()
-            for level, buckets in enumerate(levels)
+            for (job_id, host), steps in self.rollups.items()
+            for level, buckets in enumerate(summarize(steps))
             for bucket, acc in buckets.items()
         ]
         write_rows(session, rows)
