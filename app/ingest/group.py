@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from tpuwatch.server.db import bulk_insert
 from tpuwatch.server.ingest.schemas import Batch
 from tpuwatch.server.models import Job, JobHost
-from tpuwatch.server.series.rollups import summarize, write_rows
+from tpuwatch.server.series.rollups import rollup_rows, write_rows
 from tpuwatch.server.series.thinning import keeps_every_step
 from tpuwatch.wire import Kind
 
@@ -148,10 +148,7 @@ class Group:
         """The raw steps and the rollups (in key order)."""
         bulk_insert(session, "steps", STEP_COLUMNS, self.steps, numbers_only=True)
         rows = [
-            (job_id, level, host, bucket, *acc)
-            for (job_id, host), steps in self.rollups.items()
-            for level, buckets in enumerate(summarize(steps))
-            for bucket, acc in buckets.items()
+            row for (job_id, host), steps in self.rollups.items() for row in rollup_rows(job_id, host, steps)
         ]
         write_rows(session, rows)
 

@@ -137,15 +137,12 @@ def claim_many(
     if conn.dialect.name == "postgresql" and len(whole) > 1:
         with conn.connection.dbapi_connection.cursor() as cur:
             rest = _claim_rows(cur, whole, fresh)
-            if len(rest) > 1:
+            if rest:
                 cur.executemany(sql, [params for _, params in rest], returning=True)
                 for n, (i, _) in enumerate(rest):
                     if n:
                         cur.nextset()
                     fresh[i] = cur.fetchone() is not None
-            elif rest:
-                cur.execute(sql, rest[0][1])
-                fresh[rest[0][0]] = cur.fetchone() is not None
         return fresh
     for i, params in whole:
         fresh[i] = conn.exec_driver_sql(sql, params).first() is not None
