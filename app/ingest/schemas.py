@@ -54,7 +54,18 @@ Time = Annotated[
     Field(allow_inf_nan=False, json_schema_extra={"minimum": wire.MIN_TIME, "maximum": wire.MAX_TIME}),
     AfterValidator(_unix_time),
 ]
-Seconds = Annotated[float, Field(ge=0, le=wire.MAX_DURATION_S, allow_inf_nan=False)]
+# A duration under 1e-30 s is zero: no clock measures less, and the rollups keep extremes as
+# PostgreSQL REAL (float4), which refuses a value that rounds to 0 there (2.9e-173: "underflow").
+TINY_SECONDS = 1e-30
+
+
+def _not_tiny(value: float) -> float:
+    return 0.0 if value < TINY_SECONDS else value
+
+
+Seconds = Annotated[
+    float, Field(ge=0, le=wire.MAX_DURATION_S, allow_inf_nan=False), AfterValidator(_not_tiny)
+]
 
 
 def Text(max_length: int, min_length: int = 1):  # noqa: N802 - a type factory, read like a type

@@ -129,3 +129,13 @@ def test_a_two_host_job_counts_training_steps_not_steps_over_hosts(live_server, 
     assert m["tpuwatch_job_steps_total"] == 100
     assert [h["steps"] for h in page["hosts"]] == [100, 100]
     assert ">100<" in html.replace(" ", "") and ">200<" not in html.replace(" ", "")
+
+
+def test_a_wait_too_small_for_the_rollups_real_columns_is_stored_as_zero(live_server, sessions):
+    # Hypothesis found it: a wait of 2.9e-173 s rounds to 0 in PostgreSQL's REAL (float4), which
+    # refuses it ("underflow"), and the whole batch was answered 422.
+    token = make_token(sessions)
+    with api(live_server.url, token) as c:
+        job_id = _store(c, "tiny-wait", [1.0, 1.0, 1.0], [0.0, 0.0, 2.896344681296851e-173], 1e6, 1e9)
+        page = c.get(f"/jobs/{job_id}", params={"format": "json"}).json()
+    assert page["figures"]["steps"] == 4
