@@ -48,7 +48,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         pacing = getattr(app.state, "pacing", None)
         writers = 1 if engine.dialect.name == "sqlite" else settings.ingest_writers  # SQLite: one writer
         app.state.writer = Writer(
-            app.state.sessions, pacing.spent if pacing else None, threads=writers
+            app.state.sessions,
+            pacing.spent if pacing else None,
+            threads=writers,
+            wait=pacing.group_wait if pacing else None,
         ).start()
         from tpuwatch.server.alerts.loop import start_alert_loop
 

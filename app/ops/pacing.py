@@ -27,7 +27,10 @@ CPU is not all a batch needs: a machine whose cores are taken by others, or a sl
 batches waiting at the gate or in the writer's queue. So each estimate in which more than
 ``PRESSED_SHARE`` of the batches answered were refused by the gate or took longer than ``LATE_S``
 to be stored (agents give up after 5 s and send it again) raises the pressure factor by half (up
-to 4), and each calm one lowers it by a fifth. A share, not any one batch: on a machine shared
+to 4), and each calm one lowers it by a fifth. It rises at most once per interval asked: a host
+hears a new interval only with the answer to its next batch, one interval later, and raising it
+every second before the hosts could follow made a 4,096-host job starting at once (a backlog of
+its first batches, late however the hosts were paced) ask 30 s, and its steps were stored 30 s late. A share, not any one batch: on a machine shared
 with other work a late batch or two comes every second, and when one was enough the factor sat at
 4 and the 4,096 hosts of a job were asked for 30 s, their steps stored a minute late.
 
@@ -64,6 +67,8 @@ MAX_TRACKED_HOSTS = 100_000  # bounds the memory a client inventing host names c
 LATE_S = 2.0
 MIN_WINDOW_S = 10.0  # a host sending at least this often counts, whatever the interval asked
 PRESSED_SHARE = 0.02  # refused or late, of the batches answered in an estimate's second
+AGENT_INTERVAL_S = 1.0  # an agent's own interval between batches (Monitor's send_interval default)
+GROUP_WAIT_SHARE, GROUP_WAIT_MAX_S = 0.02, 0.25  # the writer's wait for a fuller group, of the pace
 
 
 class Pacing:
@@ -88,6 +93,7 @@ class Pacing:
         self._refused = 0  # batches the gate refused or stored late since the last estimate
         self._answered = 0  # batches answered (stored, late or not, or refused) since then
         self.pressure = 1.0
+        self._pressed_at = -math.inf  # when the pressure last rose
         self._interval = floor
         self._at = clock()
 
@@ -154,7 +160,9 @@ class Pacing:
                 for h in [h for h, t in self._hosts.items() if t < stale]:
                     del self._hosts[h]
             if self._refused > PRESSED_SHARE * self._answered:
-                self.pressure = min(MAX_PRESSURE, self.pressure * 1.5)
+                if now - self._pressed_at >= self._interval:  # the hosts heard the last rise
+                    self.pressure = min(MAX_PRESSURE, self.pressure * 1.5)
+                    self._pressed_at = now
             else:
                 self.pressure = max(1.0, self.pressure * 0.8)
             self._refused = self._answered = 0
@@ -163,6 +171,13 @@ class Pacing:
             self._interval = round(min(self.cap, max(self.floor, wanted)), 2)
             self._at = now
             return self._interval
+
+    def group_wait(self) -> float:
+        """How long the ingest writer may wait for more batches to store with one (writer.py): a
+        fiftieth of the interval asked (at most ``GROUP_WAIT_MAX_S``) while hosts are asked to
+        slow down beyond an agent's own interval, nothing while they are not."""
+        asked = self._interval
+        return 0.0 if asked <= AGENT_INTERVAL_S else min(GROUP_WAIT_MAX_S, GROUP_WAIT_SHARE * asked)
 
     def retry_after(self) -> int:
         """Whole seconds for a 503's ``Retry-After``: a refused host waits one interval at least."""

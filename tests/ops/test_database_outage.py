@@ -11,6 +11,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import make_url
@@ -24,8 +25,8 @@ from tpuwatch.server.settings import Settings
 class Relay:
     """Forwards loopback connections to PostgreSQL; ``cut()`` drops them all and refuses new ones."""
 
-    def __init__(self, host: str, port: int) -> None:
-        self.target = (host, port)
+    def __init__(self, target: tuple[str, int] | str) -> None:
+        self.target = target  # (host, port), or a Unix socket's path (the embedded PostgreSQL's)
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.up = True
@@ -41,7 +42,11 @@ class Relay:
             if not self.up:
                 client.close()
                 continue
-            upstream = socket.create_connection(self.target)
+            if isinstance(self.target, str):
+                upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                upstream.connect(self.target)
+            else:
+                upstream = socket.create_connection(self.target)
             self.socks += [client, upstream]
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
@@ -77,6 +82,17 @@ class Relay:
         self.listener.close()
 
 
+def _upstream(url) -> tuple[str, int] | str:
+    """Where PostgreSQL listens: TCP, or (the embedded server without TPUWATCH_TEST_DATABASE_URL)
+    the Unix socket in the folder its URL names as ``?host=``."""
+    folder = url.query.get("host")
+    if isinstance(folder, str) and folder.startswith("/"):
+        sockets = [p for p in Path(folder).glob(".s.PGSQL.*") if not p.name.endswith(".lock")]
+        assert sockets, f"no PostgreSQL socket in {folder}"
+        return str(sockets[0])
+    return (url.host or "127.0.0.1", url.port or 5432)
+
+
 def _batch(seq: int) -> dict:
     now = time.time()
     return {"stream": "s", "seq": seq, "run": {"run_id": "r", "job": "j"}, "steps": [[seq + 1, now, 0.1, 0]]}
@@ -84,8 +100,12 @@ def _batch(seq: int) -> dict:
 
 def test_an_outage_is_a_503_with_retry_after_and_healthz_degraded(pg_database, tmp_path, caplog):
     url = make_url(pg_database)
-    relay = Relay(url.host or "127.0.0.1", url.port or 5432)
-    through = url.set(host="127.0.0.1", port=relay.port).render_as_string(hide_password=False)
+    relay = Relay(_upstream(url))
+    through = (
+        url.difference_update_query(["host"])
+        .set(host="127.0.0.1", port=relay.port)
+        .render_as_string(hide_password=False)
+    )
     settings = Settings(
         db=through, data_dir=tmp_path / "d", secret_key="k", alerts_enabled=False, db_pool_timeout=2.0
     )
