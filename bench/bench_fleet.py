@@ -186,7 +186,8 @@ def _print(f: dict) -> None:
     )
     print(
         f"{label}_step_to_storage_p50_s={r.get('latency_p50_s', float('nan')):.2f} "
-        f"p99_s={r.get('latency_p99_s', float('nan')):.2f} (over {r.get('latency_steps', 0)} steps)"
+        f"p99_s={r.get('latency_p99_s', float('nan')):.2f} (over {r.get('latency_steps', 0)} steps; "
+        f"p99 by 30 s of the run: {' '.join(f'{x:.1f}' for x in r.get('latency_p99_by_30s', []))})"
     )
     fives = st.get("busy", 0) + st.get("server_errors", 0)
     print(
@@ -200,7 +201,8 @@ def _print(f: dict) -> None:
     print(
         f"{label}_requests_per_host_per_min={per_host / minutes:.1f} "
         f"bytes_per_request={st.get('request_bytes', 0) / max(1, st.get('requests', 1)):.0f} "
-        f"pace_asked_s median={p['pace_median']:.2f} max={p['pace_max']:.2f}"
+        f"pace_asked_s median={p['pace_median']:.2f} max={p['pace_max']:.2f} (max pace/pressure by 30 s: "
+        f"{' '.join(f'{a:.1f}/{b:.1f}' for a, b in p.get('pace_by_30s', []))})"
     )
     emulator_cpu = r.get("cpu_s", 0)
     print(

@@ -72,17 +72,31 @@ ERROR_TEXT = (
 
 
 class Latency:
-    """A histogram of seconds (10 ms wide, up to 10 minutes): millions of steps in a few KB."""
+    """A histogram of seconds (10 ms wide, up to 10 minutes): millions of steps in a few KB. With
+    ``window`` set, also one per ``window`` seconds of the steps' ends (``by_window``): whether the
+    late steps came as the hosts started, or all along."""
 
     WIDTH = 0.01
 
-    def __init__(self) -> None:
+    def __init__(self, window: float | None = None) -> None:
         self.counts = [0] * 60_001
         self.n = 0
+        self.window, self.start = window, time.time()
+        self.windows: dict[int, Latency] = {}
 
-    def add(self, seconds: float, n: int = 1) -> None:
+    def add(self, seconds: float, n: int = 1, at: float | None = None) -> None:
         self.counts[min(len(self.counts) - 1, max(0, int(seconds / self.WIDTH)))] += n
         self.n += n
+        if self.window and at is not None:
+            key = max(0, int((at - self.start) / self.window))
+            if key not in self.windows:
+                self.windows[key] = Latency()
+            self.windows[key].add(seconds, n)
+
+    def by_window(self, q: float) -> list[float]:
+        """The ``q`` quantile of each window, in order (NaN for a window without steps)."""
+        last = max(self.windows, default=-1)
+        return [self.windows[k].quantile(q) if k in self.windows else float("nan") for k in range(last + 1)]
 
     def quantile(self, q: float) -> float:
         if not self.n:
@@ -243,7 +257,7 @@ class Host:
             now = time.time()
             for record in run:
                 for end in record.ends:
-                    self.latency.add(now - end)
+                    self.latency.add(now - end, at=end)
             return True
         if verdict == SPLIT:
             halves = split_batch(payload)
@@ -327,7 +341,7 @@ async def _run_job(job: JobRun, t0: float, seconds: float, heartbeat: bool, send
 async def run_plan(plan: dict) -> dict:
     """Run every job of ``plan`` to its end (and the run's); returns the results."""
     attrs = runmeta.run_attrs(False, None, None, None)  # what a real agent sends, once for all
-    latency = Latency()
+    latency = Latency(window=30.0)
     jobs = []
     for spec in plan["jobs"]:
         job = JobRun(**spec, server=plan["server"])
@@ -369,6 +383,7 @@ async def run_plan(plan: dict) -> dict:
         "latency_p50_s": latency.quantile(0.5),
         "latency_p99_s": latency.quantile(0.99),
         "latency_steps": latency.n,
+        "latency_p99_by_30s": [round(x, 2) for x in latency.by_window(0.99)],
         "stepped_s": stepped,
         "drained_s": drained,
         "cpu_s": time.process_time() - cpu0,

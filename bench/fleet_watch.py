@@ -29,6 +29,16 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
+def _by_window(samples: list[tuple[float, float, float]], t0: float, window: float) -> list[tuple]:
+    """The largest pace and pressure answered in each ``window`` seconds from ``t0``."""
+    out: dict[int, tuple[float, float]] = {}
+    for t, pace, pressure in samples:
+        k = max(0, int((t - t0) / window))
+        was = out.get(k, (0.0, 0.0))
+        out[k] = (max(was[0], pace), max(was[1], pressure))
+    return [out.get(k, (float("nan"), float("nan"))) for k in range(max(out, default=-1) + 1)]
+
+
 def _quantile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -50,6 +60,7 @@ class Probe(threading.Thread):
         self.worst = {"/healthz": 0.0, "/api/v1/jobs": 0.0}
         self.bad_reads = 0
         self.pace: list[float] = []
+        self.pace_at: list[tuple[float, float, float]] = []  # (when, pace, pressure) as answered
         self.alert_passes: list[dict] = []  # the leader's /healthz "alerts" (app/alerts/loop.py)
         self.pages: dict[str, list[tuple[float, float]]] = {
             "overview_page": [],
@@ -103,10 +114,14 @@ class Probe(threading.Thread):
             body = httpx.get(self.url + "/healthz", timeout=10.0).json()
         except (httpx.HTTPError, ValueError):
             return
-        if "pace_seconds" in (body.get("ingest") or {}):
-            self.pace.append(body["ingest"]["pace_seconds"])
+        self._paced(body.get("ingest") or {})
         if "alerts" in body:
             self.alert_passes.append(body["alerts"])
+
+    def _paced(self, ingest: dict) -> None:
+        if "pace_seconds" in ingest:
+            self.pace.append(ingest["pace_seconds"])
+            self.pace_at.append((time.time(), ingest["pace_seconds"], ingest.get("pressure", 1.0)))
 
     def _get(self, client, path: str) -> float | None:
         import httpx
@@ -121,9 +136,7 @@ class Probe(threading.Thread):
         if not reply.is_success:
             self.bad_reads += 1
         elif path == "/healthz":
-            ingest = reply.json().get("ingest") or {}
-            if "pace_seconds" in ingest:
-                self.pace.append(ingest["pace_seconds"])
+            self._paced(reply.json().get("ingest") or {})
         return ms
 
     def _backends(self, engine) -> None:
@@ -170,6 +183,7 @@ class Probe(threading.Thread):
             bad_reads=self.bad_reads,
             pace_median=statistics.median(self.pace) if self.pace else 0.0,
             pace_max=max(self.pace, default=0.0),
+            pace_by_30s=_by_window(self.pace_at, t0, 30.0),
             alert_last_pass=[a["last_pass_s"] for a in self.alert_passes],
             alert_worst_pass=max((a["worst_pass_s"] for a in self.alert_passes), default=float("nan")),
             alert_jobs=max((a["jobs"] for a in self.alert_passes), default=0),
