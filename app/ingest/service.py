@@ -6,6 +6,7 @@ import logging
 import math
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, func, insert, select, update
@@ -108,7 +109,9 @@ def add_hosts(session: Session, arrivals: list[tuple[int, Batch]], now: float) -
     jobs = sorted({j for j, _ in first})
     hosts = sorted({h for _, h in first})
     rows = session.execute(  # every job's rows with any of the hosts: those asked for count below
-        select(JobHost.job_id, JobHost.host_index).where(JobHost.job_id.in_(jobs), JobHost.host_index.in_(hosts))
+        select(JobHost.job_id, JobHost.host_index).where(
+            JobHost.job_id.in_(jobs), JobHost.host_index.in_(hosts)
+        )
     )
     known = {(job_id, host) for job_id, host in rows}
     new = [
@@ -151,12 +154,12 @@ def store(session: Session, pending: list[Pending]) -> list[IngestResult]:
     stored as the batches it was merged from, each under its own key, so that one stored before
     (sent alone, or in another merged batch) is not stored again, however the agent cut its spool
     into requests. Its answer adds theirs up: a duplicate when every one of them was."""
-    if not any(p.batch.records for p in pending):
+    if not any(p.batch.records and not _whole(p.batch) for p in pending):
         return _store(session, pending)
     flat: list[Pending] = []
     owners: list[int] = []
     for i, p in enumerate(pending):
-        if p.batch.records:
+        if p.batch.records and not _whole(p.batch):
             # The digest is of the merged bytes, not of any one batch: none is given for them.
             parts = [Pending(p.principal, b) for b in p.batch.record_batches()]
         else:
@@ -176,6 +179,34 @@ def store(session: Session, pending: list[Pending]) -> list[IngestResult]:
     return out  # type: ignore[return-value]
 
 
+def _whole(batch: Batch) -> bool:
+    """A merged batch of steps alone (a paced host's usual request, a batch for each second since
+    its last): ``_store`` claims each of its batches' keys and, when all are new (nearly always),
+    stores it whole, its rows the same as its batches' one by one; copying it into its batches
+    cost the writer more than storing them. Events, metrics, logs or a drop count: split."""
+    return bool(batch.steps) and not (batch.events or batch.metrics or batch.logs or batch.dropped)
+
+
+def _keys(job_id: int, p: Pending) -> list[tuple[int, str, int, str, str | None]]:
+    """The batch keys ``p`` claims: its merged batches' (no digest: theirs is not known), or its own."""
+    b = p.batch
+    if b.records:
+        return [(job_id, b.stream, r[0], "", None) for r in b.records]
+    return [(job_id, b.stream, b.seq, b.part, p.digest)]
+
+
+def _kept(host: int, batch: Batch, ref: Reference) -> Sequence[Sequence]:
+    """Thinning's choice of the batch's steps, judged batch by batch for a merged one."""
+    if not batch.records:
+        return keep_rows(host, batch.steps, ref)
+    kept: list = []
+    at = 0
+    for r in batch.records:
+        kept.extend(keep_rows(host, batch.steps[at : at + r[1]], ref))
+        at += r[1]
+    return kept
+
+
 def _store(session: Session, pending: list[Pending]) -> list[IngestResult]:
     """Store many batches in the session's transaction, with statements shared between them
     (app/ingest/group.py): what a pod slice's hundreds of batches a second cost comes down to a
@@ -189,22 +220,20 @@ def _store(session: Session, pending: list[Pending]) -> list[IngestResult]:
         wanted.setdefault((p.principal.project_id, p.batch.run.run_id), p.batch)
     jobs = upsert_jobs(session, wanted, now)  # (project, run) -> [job id, reference or None]
     placed = [jobs[(p.principal.project_id, p.batch.run.run_id)] for p in pending]
-    fresh = keys.claim_many(
-        session,
-        [
-            (job[0], p.batch.stream, p.batch.seq, p.batch.part, p.digest)
-            for p, job in zip(pending, placed, strict=True)
-        ],
-        now,
-    )
+    claims = [_keys(job[0], p) for p, job in zip(pending, placed, strict=True)]
+    fresh = iter(keys.claim_many(session, [k for mine in claims for k in mine], now))
     results: list[IngestResult | None] = [None] * len(pending)
     stored = []
     conflicts: dict[int, int] = {}  # job id -> batches that reused a stored key with other content
-    for i, (p, job, new) in enumerate(zip(pending, placed, fresh, strict=True)):
-        if new:
+    for i, (p, job, mine) in enumerate(zip(pending, placed, claims, strict=True)):
+        new = [next(fresh) for _ in mine]
+        if all(new):
             stored.append((i, p.batch, job))
+        elif any(new):  # a merged batch some of whose batches were stored before: the others
+            stored.extend((i, b, job) for b, n in zip(p.batch.record_batches(), new, strict=True) if n)
         else:
-            results[i], conflict = _duplicate(session, job[0], p.batch, p.digest)
+            digest = None if p.batch.records else p.digest  # a merged batch's is of none of its own
+            results[i], conflict = _duplicate(session, job[0], p.batch, digest)
             conflicts[job[0]] = conflicts.get(job[0], 0) + conflict
     add_hosts(session, [(job[0], batch) for _, batch, job in stored], now)
     group = Group(now)
@@ -217,14 +246,15 @@ def _store(session: Session, pending: list[Pending]) -> list[IngestResult]:
             else:
                 if job[1] is None:
                     job[1] = _reference(session, job_id)
-                kept = keep_rows(host, batch.steps, job[1])
+                kept = _kept(host, batch, job[1])
             group.add_steps(job_id, host, batch.steps, kept)
         _store_extras(session, job_id, batch)
         if plain(batch):
             group.add_counters(job_id, batch, _earliest(batch, now))
         else:
             others.append((job_id, batch))
-        results[i] = IngestResult(job_id=job_id, stored=batch.size)
+        before = results[i].stored if results[i] is not None else 0
+        results[i] = IngestResult(job_id=job_id, stored=before + batch.size)
     # Rows are locked table by table, each in key order, the jobs' rows last: concurrent groups
     # (writer threads, server replicas) then never wait for each other in a circle (a deadlock).
     group.write_rows(session)

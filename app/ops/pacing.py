@@ -27,12 +27,13 @@ CPU is not all a batch needs: a machine whose cores are taken by others, or a sl
 batches waiting at the gate or in the writer's queue. So each estimate in which more than
 ``PRESSED_SHARE`` of the batches answered were refused by the gate or took longer than ``LATE_S``
 to be stored (agents give up after 5 s and send it again) raises the pressure factor by half (up
-to 4), and each calm one lowers it by a fifth. It rises at most once per interval asked: a host
-hears a new interval only with the answer to its next batch, one interval later, and raising it
-every second before the hosts could follow made a 4,096-host job starting at once (a backlog of
-its first batches, late however the hosts were paced) ask 30 s, and its steps were stored 30 s late. A share, not any one batch: on a machine shared
+to 4), and each calm one lowers it by a fifth. A share, not any one batch: on a machine shared
 with other work a late batch or two comes every second, and when one was enough the factor sat at
-4 and the 4,096 hosts of a job were asked for 30 s, their steps stored a minute late.
+4 and the 4,096 hosts of a job were asked for 30 s, their steps stored a minute late. And it rises
+at most once per interval asked: a host hears a new interval only with the answer to its next
+batch, one interval later, and raising it every second before the hosts could follow took a
+4,096-host job starting at once (a backlog of first batches, late however the hosts are paced) to
+the 30 s cap, and the steps of its first minute were stored 30 s late.
 
 The interval travels in the ``X-Tpuwatch-Pace`` response header of every ingest answer (and sets
 ``Retry-After`` on a 503); agents take it as the least interval they keep (agent/sender.py, Pace).

@@ -98,3 +98,76 @@ def test_a_merged_batch_stores_only_the_batches_not_stored_before_and_must_add_u
         ):
             r = c.post("/api/v1/ingest", json={**merged, "seq": 4, "records": bad})
             assert r.status_code == 422, r.text
+
+
+def _stored(sessions, run_id: str) -> tuple:
+    """What a job's steps left in the database, ids and times of arrival aside."""
+    from sqlalchemy import select
+
+    from tpuwatch.server.models import Job, JobHost, Step, StepRollup
+
+    with sessions() as s:
+        job = s.scalar(select(Job).where(Job.run_id == run_id))
+        steps = s.execute(
+            select(Step.host_index, Step.step, Step.duration, Step.input_wait)
+            .where(Step.job_id == job.id)
+            .order_by(Step.host_index, Step.step)
+        ).all()
+        rollups = s.execute(
+            select(
+                StepRollup.level, StepRollup.host_index, StepRollup.bucket, StepRollup.n, StepRollup.max_step
+            )
+            .where(StepRollup.job_id == job.id)
+            .order_by(StepRollup.level, StepRollup.host_index, StepRollup.bucket)
+        ).all()
+        hosts = s.execute(
+            select(JobHost.host_index, JobHost.steps, JobHost.last_step).where(JobHost.job_id == job.id)
+        ).all()
+        return (
+            [tuple(r) for r in steps],
+            [tuple(r) for r in rollups],
+            sorted(tuple(r) for r in hosts),
+            job.steps,
+        )
+
+
+def test_a_merged_batch_of_steps_is_stored_as_its_batches_would_be_one_by_one(live_server, sessions):
+    """A paced host's request (a batch for each second, merged) is stored whole when all of its
+    batches are new: the same raw rows (thinning judged batch by batch, on a host past the
+    reference ones), rollups and counters as the same batches sent one by one."""
+    token = make_token(sessions)
+    now = time.time()
+
+    def second(run: str, host: int, seq: int) -> dict:
+        # A steady step, and one slow step in every third second (a raw row off the reference hosts).
+        first = 1 + 4 * seq
+        steps = [
+            [first + i, now - 60 + first + i, 0.5 if (seq % 3 == 2 and i == 1) else 0.1, 0.0]
+            for i in range(4)
+        ]
+        return {
+            "stream": f"{run}-{host}",
+            "seq": seq,
+            "run": {"run_id": run, "job": run, "host": host},
+            "steps": steps,
+        }
+
+    with api(live_server.url, token) as c:
+        for run in ("alone", "merged"):
+            for seq in range(
+                3
+            ):  # the job's usual step is known before the host past the reference ones sends
+                assert c.post("/api/v1/ingest", json=second(run, 0, seq)).status_code == 200
+        for seq in range(3, 12):
+            assert c.post("/api/v1/ingest", json=second("alone", 20, seq)).status_code == 200
+        parts = [second("merged", 20, seq) for seq in range(3, 12)]
+        merged = dict(parts[0], steps=[row for p in parts for row in p["steps"]])
+        merged["records"] = [[p["seq"], len(p["steps"]), 0, 0, 0] for p in parts]
+        got = c.post("/api/v1/ingest", json=merged).json()
+        assert (got["stored"], got["duplicate"]) == (36, False)
+        again = c.post("/api/v1/ingest", json=merged).json()
+        assert (again["stored"], again["duplicate"]) == (0, True)
+    alone, whole = _stored(sessions, "alone"), _stored(sessions, "merged")
+    assert whole == alone
+    raw_20 = [r for r in whole[0] if r[0] == 20]
+    assert 0 < len(raw_20) < 36  # thinned: the slow steps kept, the steady ones not
