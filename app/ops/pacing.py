@@ -30,10 +30,11 @@ to be stored (agents give up after 5 s and send it again) raises the pressure fa
 to 4), and each calm one lowers it by a fifth. A share, not any one batch: on a machine shared
 with other work a late batch or two comes every second, and when one was enough the factor sat at
 4 and the 4,096 hosts of a job were asked for 30 s, their steps stored a minute late. And it rises
-at most once per interval asked: a host hears a new interval only with the answer to its next
-batch, one interval later, and raising it every second before the hosts could follow took a
-4,096-host job starting at once (a backlog of first batches, late however the hosts are paced) to
-the 30 s cap, and the steps of its first minute were stored 30 s late.
+only once the batches have been pressed for an interval, and at most once per interval: a host
+hears a new interval only with the answer to its next batch, one interval later. Raising it every
+second before the hosts could follow took a 4,096-host job starting at once to the 30 s cap, and
+the steps of its first minute were stored 30 s late; the backlog of a slice's first batches (late
+however the hosts are paced) clears within an interval, and does not raise it at all.
 
 The interval travels in the ``X-Tpuwatch-Pace`` response header of every ingest answer (and sets
 ``Retry-After`` on a 503); agents take it as the least interval they keep (agent/sender.py, Pace).
@@ -95,6 +96,7 @@ class Pacing:
         self._answered = 0  # batches answered (stored, late or not, or refused) since then
         self.pressure = 1.0
         self._pressed_at = -math.inf  # when the pressure last rose
+        self._pressed_since: float | None = None  # the first estimate of a pressed run
         self._interval = floor
         self._at = clock()
 
@@ -161,10 +163,14 @@ class Pacing:
                 for h in [h for h, t in self._hosts.items() if t < stale]:
                     del self._hosts[h]
             if self._refused > PRESSED_SHARE * self._answered:
-                if now - self._pressed_at >= self._interval:  # the hosts heard the last rise
+                if self._pressed_since is None:
+                    self._pressed_since = now
+                # Pressed for an interval (not a backlog clearing), and the hosts heard the last rise.
+                if min(now - self._pressed_since, now - self._pressed_at) >= self._interval:
                     self.pressure = min(MAX_PRESSURE, self.pressure * 1.5)
                     self._pressed_at = now
             else:
+                self._pressed_since = None
                 self.pressure = max(1.0, self.pressure * 0.8)
             self._refused = self._answered = 0
             cost = self._cost or PRIOR_COST_S
