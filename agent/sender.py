@@ -95,21 +95,10 @@ class Pace:
         self.base, self.cap, self.jitter = base, max(base, cap), jitter
         self.interval = base
         self.floor = base  # the least interval: the base, or what the server asked for
-        self._scatter = False  # the next wait falls anywhere within the interval
 
     def next_wait(self) -> float:
         """The interval, jittered by +/- ``jitter`` of it (a second at most) so that hosts started
-        together drift apart; the first after the server asked for a longer one by the whole
-        +/- ``jitter`` of it: a slice told together (its first answers, as it starts) does not come
-        back together.
-
-        >>> p = Pace(base=1.0); p.follow(8.0)
-        >>> 6.0 <= p.next_wait() <= 10.0, 7.0 <= p.next_wait() <= 9.0
-        (True, True)
-        """
-        if self._scatter:
-            self._scatter = False
-            return self.interval * _jitter.uniform(1.0 - self.jitter, 1.0 + self.jitter)
+        together drift apart."""
         return jittered(self.interval, self.jitter)
 
     def slow_down(self, retry_after: float | None = None) -> None:
@@ -123,8 +112,6 @@ class Pace:
         if asked is None:
             return
         self.floor = min(MAX_ASKED_PACE_S, max(self.base, asked))
-        if self.floor > self.interval:
-            self._scatter = True
         self.interval = max(self.interval, self.floor)
 
 
