@@ -112,5 +112,5 @@ class PaceFile:
             return False
 
     def next_wait(self) -> float:
-        """The interval, jittered by +/- 25 % (a second at most) so that the hosts of a slice drift apart."""
+        """The interval, jittered by +/- 25 % so that the hosts of a slice drift apart."""
         return jittered(self.current(), 0.25)
