@@ -168,6 +168,10 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _row(values: list[float]) -> str:
+    return " ".join(f"{x:.1f}" for x in values)
+
+
 def _print(f: dict) -> None:
     label, r, s, p = f["label"], f["result"], f["stored"], f["probe"]
     host_steps = max(1, s["stored"])
@@ -187,7 +191,8 @@ def _print(f: dict) -> None:
     print(
         f"{label}_step_to_storage_p50_s={r.get('latency_p50_s', float('nan')):.2f} "
         f"p99_s={r.get('latency_p99_s', float('nan')):.2f} (over {r.get('latency_steps', 0)} steps; "
-        f"p99 by 30 s of the run: {' '.join(f'{x:.1f}' for x in r.get('latency_p99_by_30s', []))})"
+        f"p99 by 30 s of the run: {' '.join(f'{x:.1f}' for x in r.get('latency_p99_by_30s', []))}; "
+        f"the emulator's own loop lag, most by 30 s: {_row(r.get('loop_lag_max_by_30s', []))})"
     )
     fives = st.get("busy", 0) + st.get("server_errors", 0)
     print(

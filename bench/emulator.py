@@ -269,6 +269,17 @@ class Host:
         return False
 
 
+async def _loop_lag(t0: float, lags: dict[int, float], every: float = 0.1) -> None:
+    """The emulator's own event-loop lag, the most per 30 s: a step's time to storage, and a
+    request's 5 s timeout, include it (real agents each have a machine of their own)."""
+    while True:
+        before = time.monotonic()
+        await asyncio.sleep(every)
+        late = time.monotonic() - before - every
+        key = int((before - t0) / 30.0)
+        lags[key] = max(lags.get(key, 0.0), late)
+
+
 async def _wait(event: asyncio.Event, seconds: float) -> None:
     """``threading.Event.wait(seconds)`` on the loop (no task made per wait)."""
     try:
@@ -351,10 +362,13 @@ async def run_plan(plan: dict) -> dict:
     t0 = time.monotonic()
     cpu0 = time.process_time()
     heartbeat = plan.get("heartbeat", True)
+    lags: dict[int, float] = {}
+    watch = asyncio.create_task(_loop_lag(t0, lags))
     await asyncio.gather(*[_run_job(j, t0, plan["seconds"], heartbeat, senders) for j in jobs])
     stepped = time.monotonic() - t0
     await asyncio.gather(*senders)
     drained = time.monotonic() - t0 - stepped
+    watch.cancel()
     totals: dict = {}
     left = 0
     for job in jobs:
@@ -384,6 +398,7 @@ async def run_plan(plan: dict) -> dict:
         "latency_p99_s": latency.quantile(0.99),
         "latency_steps": latency.n,
         "latency_p99_by_30s": [round(x, 2) for x in latency.by_window(0.99)],
+        "loop_lag_max_by_30s": [round(lags.get(k, 0.0), 2) for k in range(max(lags, default=-1) + 1)],
         "stepped_s": stepped,
         "drained_s": drained,
         "cpu_s": time.process_time() - cpu0,
