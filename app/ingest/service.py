@@ -9,17 +9,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.auth.principal import Principal
-from tpuwatch.server.db import bulk_insert, insert_ignore
+from tpuwatch.server.db import bulk_insert
 from tpuwatch.server.device.store import split_rounds, store_rounds
 from tpuwatch.server.ingest import keys
+from tpuwatch.server.ingest.arrivals import add_hosts, earliest, upsert_jobs
 from tpuwatch.server.ingest.group import Group, greatest, least, plain
 from tpuwatch.server.ingest.schemas import Batch, IngestResult
-from tpuwatch.server.jobs.label import KEY as LABEL_KEY
-from tpuwatch.server.jobs.label import label_attrs
 from tpuwatch.server.jobs.silent import diverged_in, mark_diverged, record_divergence
 from tpuwatch.server.logs.service import store_lines
 from tpuwatch.server.models import Event, IngestDrop, Job, JobHost
@@ -30,106 +29,6 @@ from tpuwatch.wire import Kind
 log = logging.getLogger("tpuwatch.ingest")
 
 METRIC_COLUMNS = ("job_id", "host_index", "chip", "name", "ts", "value", "step")
-
-
-def _earliest(batch: Batch, now: float) -> float:
-    """When the batch's run was first seen doing something (the agent's clock, capped at now)."""
-    times = [now]
-    if batch.steps:
-        times.append(batch.steps[0][1] - batch.steps[0][2])
-    times.extend(e[0] for e in batch.events[:50])
-    return min(times)
-
-
-# A known job's id and what thinning compares a host's steps with, in the one round trip.
-_JOB_ROW = select(Job.id, Job.step_time_p50, Job.input_wait_p50, Job.last_step, Job.last_step_at).where(
-    Job.project_id == bindparam("project"), Job.run_id == bindparam("run")
-)
-
-
-def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> tuple[int, Reference | None]:
-    """The job's id, and its reference for thinning when it was known (nearly every batch: one
-    prebuilt query); a new job is inserted race-free."""
-    known = session.connection().execute(_JOB_ROW, {"project": project_id, "run": batch.run.run_id}).first()
-    if known is not None:
-        return known[0], Reference(*known[1:])
-    values = dict(
-        project_id=project_id,
-        run_id=batch.run.run_id,
-        name=batch.run.job,
-        group_key=batch.run.group or batch.run.job,
-        status="running",
-        started_at=_earliest(batch, now),
-        last_seen_at=now,
-        steps=0,
-        errors=0,
-        dropped_events=0,
-        attrs={LABEL_KEY: label} if (label := label_attrs(batch.run.attrs)) else {},
-    )
-    insert_ignore(session, Job.__table__, values, ["project_id", "run_id"])
-    job_id = session.scalar(
-        select(Job.id).where(Job.project_id == project_id, Job.run_id == batch.run.run_id)
-    )
-    return job_id, None
-
-
-# The known jobs among a group's (project, run) pairs, in one round trip: a team's group of batches
-# spans dozens of jobs, and a query per job was a fifth of the writer's time in the 100-job fleet.
-_JOB_ROWS = select(
-    Job.id, Job.project_id, Job.run_id, Job.step_time_p50, Job.input_wait_p50, Job.last_step, Job.last_step_at
-).where(
-    Job.project_id.in_(bindparam("projects", expanding=True)),
-    Job.run_id.in_(bindparam("runs", expanding=True)),
-)
-
-
-def upsert_jobs(session: Session, wanted: dict[tuple[int, str], Batch], now: float) -> dict[tuple, list]:
-    """``upsert_job`` for each ``(project, run)``: the known ones found together, the new inserted."""
-    found = session.connection().execute(
-        _JOB_ROWS, {"projects": sorted({p for p, _ in wanted}), "runs": sorted({r for _, r in wanted})}
-    )
-    out: dict[tuple, list] = {}
-    for row in found:
-        if (row[1], row[2]) in wanted:
-            out[(row[1], row[2])] = [row[0], Reference(*row[3:])]
-    for key, batch in wanted.items():
-        if key not in out:
-            out[key] = list(upsert_job(session, key[0], batch, now))
-    return out
-
-
-def add_hosts(session: Session, arrivals: list[tuple[int, Batch]], now: float) -> None:
-    """Insert the hosts of ``(job id, batch)`` not seen before: one query and one insert for the
-    group, whatever the number of its jobs."""
-    first: dict[tuple[int, int], Batch] = {}
-    for job_id, batch in arrivals:
-        first.setdefault((job_id, batch.run.host), batch)
-    if not first:
-        return
-    jobs = sorted({j for j, _ in first})
-    hosts = sorted({h for _, h in first})
-    rows = session.execute(  # every job's rows with any of the hosts: those asked for count below
-        select(JobHost.job_id, JobHost.host_index).where(
-            JobHost.job_id.in_(jobs), JobHost.host_index.in_(hosts)
-        )
-    )
-    known = {(job_id, host) for job_id, host in rows}
-    new = [
-        dict(
-            job_id=job_id,
-            host_index=host,
-            hostname=str(b.run.attrs.get("hostname", ""))[:255],
-            started_at=now,
-            last_seen_at=now,
-            exited=False,
-            steps=0,
-            attrs=b.run.attrs,
-        )
-        for (job_id, host), b in sorted(first.items())
-        if (job_id, host) not in known
-    ]
-    if new:
-        insert_ignore(session, JobHost.__table__, new, ["job_id", "host_index"])
 
 
 @dataclass
@@ -250,7 +149,7 @@ def _store(session: Session, pending: list[Pending]) -> list[IngestResult]:
             group.add_steps(job_id, host, batch.steps, kept)
         _store_extras(session, job_id, batch)
         if plain(batch):
-            group.add_counters(job_id, batch, _earliest(batch, now))
+            group.add_counters(job_id, batch, earliest(batch, now))
         else:
             others.append((job_id, batch))
         before = results[i].stored if results[i] is not None else 0
@@ -353,7 +252,7 @@ def _job_values(session: Session, job_id: int, batch: Batch, now: float) -> dict
     records, a heartbeat)."""
     values: dict = {
         "last_seen_at": greatest(Job.last_seen_at, now),
-        "started_at": least(Job.started_at, _earliest(batch, now)),
+        "started_at": least(Job.started_at, earliest(batch, now)),
     }
     if batch.steps:
         last = max(batch.steps, key=lambda r: r[0])
