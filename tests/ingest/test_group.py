@@ -172,6 +172,25 @@ def test_the_writer_answers_each_delivery_of_a_group_on_its_own(sessions):
         assert s.scalar(select(func.sum(JobHost.steps))) == 40
 
 
+@pytest.mark.parametrize("wait, groups", [(0.0, 3), (2.0, 1)])
+def test_while_hosts_are_paced_the_writer_waits_for_a_fuller_group(sessions, wait, groups):
+    """Batches that come a little apart are stored one group each, or, while the server paces its
+    hosts (``wait``: a fiftieth of the pace, app/ops/pacing.py), together in one."""
+    token = make_token(sessions)
+    writer = Writer(sessions, wait=lambda: wait).start()
+    try:
+        deliveries = []
+        for host in range(3):
+            deliveries.append(_delivery(token, _batch(host, 0, 1)))
+            writer.submit(deliveries[-1])
+            if not wait:
+                deliveries[-1].future.result(timeout=30)  # stored before the next comes
+        assert [d.future.result(timeout=30).stored for d in deliveries] == [20, 20, 20]
+    finally:
+        writer.stop()
+    assert writer.stats()["groups"] == groups
+
+
 def test_a_delivery_that_breaks_its_group_fails_alone(sessions):
     token = make_token(sessions)
     other = make_token(sessions)  # its own token: the group checks it, and that check breaks
