@@ -53,7 +53,7 @@ class Monitor(checkpoints.CheckpointCalls):
         host_index: int | None = None,
         spool_dir: str | Path | None = None,
         flush_interval: float = 1.0,
-        send_interval: float = 1.0,
+        send_interval: float = wire.SEND_INTERVAL_S,
         max_queue: int = 1_000_000,
         send: bool | None = None,
         attrs: dict | None = None,

@@ -90,7 +90,7 @@ class Pace:
     4.5
     """
 
-    def __init__(self, base: float = 1.0, cap: float = 15.0, jitter: float = 0.25) -> None:
+    def __init__(self, base: float = wire.SEND_INTERVAL_S, cap: float = 15.0, jitter: float = 0.25) -> None:
         self.base, self.cap, self.jitter = base, max(base, cap), jitter
         self.interval = base
         self.floor = base  # the least interval: the base, or what the server asked for

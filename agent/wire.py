@@ -33,6 +33,7 @@ MAX_DATA_BYTES = 64 * 1024  # an event's data, as compact JSON
 MAX_ATTRS_BYTES = 16 * 1024  # a run's attrs, as compact JSON
 MAX_LOG_LINE_CHARS = 4096  # one line of the live log (the archived log keeps it whole)
 MAX_BATCH_LINES = 5000  # log lines in one batch
+SEND_INTERVAL_S = 1.0  # an agent's own interval between batches, before any server asks for more
 MAX_DURATION_S = 7 * 86400.0  # a step's duration or input wait: a week is already no step
 # Times are UNIX seconds; the server accepts those in a window around its own clock (a setting),
 # and never any outside 2000-01-01 .. 2100-01-01.

@@ -22,18 +22,8 @@ def earliest(batch: Batch, now: float) -> float:
     return min(times)
 
 
-# A known job's id and what thinning compares a host's steps with, in the one round trip.
-_JOB_ROW = select(Job.id, Job.step_time_p50, Job.input_wait_p50, Job.last_step, Job.last_step_at).where(
-    Job.project_id == bindparam("project"), Job.run_id == bindparam("run")
-)
-
-
-def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> tuple[int, Reference | None]:
-    """The job's id, and its reference for thinning when it was known (nearly every batch: one
-    prebuilt query); a new job is inserted race-free."""
-    known = session.connection().execute(_JOB_ROW, {"project": project_id, "run": batch.run.run_id}).first()
-    if known is not None:
-        return known[0], Reference(*known[1:])
+def insert_job(session: Session, project_id: int, batch: Batch, now: float) -> int:
+    """A new job's id; inserted race-free (another process may have inserted it meanwhile)."""
     values = dict(
         project_id=project_id,
         run_id=batch.run.run_id,
@@ -48,10 +38,7 @@ def upsert_job(session: Session, project_id: int, batch: Batch, now: float) -> t
         attrs={LABEL_KEY: label} if (label := label_attrs(batch.run.attrs)) else {},
     )
     insert_ignore(session, Job.__table__, values, ["project_id", "run_id"])
-    job_id = session.scalar(
-        select(Job.id).where(Job.project_id == project_id, Job.run_id == batch.run.run_id)
-    )
-    return job_id, None
+    return session.scalar(select(Job.id).where(Job.project_id == project_id, Job.run_id == batch.run.run_id))
 
 
 # The known jobs among a group's (project, run) pairs, in one round trip: a team's group of batches
@@ -65,7 +52,8 @@ _JOB_ROWS = select(
 
 
 def upsert_jobs(session: Session, wanted: dict[tuple[int, str], Batch], now: float) -> dict[tuple, list]:
-    """``upsert_job`` for each ``(project, run)``: the known ones found together, the new inserted."""
+    """Each ``(project, run)``'s ``[job id, reference for thinning or None]``: the known jobs
+    found together (their reference with them), the new ones inserted (no reference yet)."""
     found = session.connection().execute(
         _JOB_ROWS, {"projects": sorted({p for p, _ in wanted}), "runs": sorted({r for _, r in wanted})}
     )
@@ -75,7 +63,7 @@ def upsert_jobs(session: Session, wanted: dict[tuple[int, str], Batch], now: flo
             out[(row[1], row[2])] = [row[0], Reference(*row[3:])]
     for key, batch in wanted.items():
         if key not in out:
-            out[key] = list(upsert_job(session, key[0], batch, now))
+            out[key] = [insert_job(session, key[0], batch, now), None]
     return out
 
 

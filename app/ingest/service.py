@@ -48,41 +48,11 @@ def ingest(session: Session, principal: Principal, batch: Batch, digest: str | N
     return store(session, [Pending(principal, batch, digest)])[0]
 
 
-def store(session: Session, pending: list[Pending]) -> list[IngestResult]:
-    """``_store`` for batches some of which may be merged (``Batch.records``): a merged batch is
-    stored as the batches it was merged from, each under its own key, so that one stored before
-    (sent alone, or in another merged batch) is not stored again, however the agent cut its spool
-    into requests. Its answer adds theirs up: a duplicate when every one of them was."""
-    if not any(p.batch.records and not _whole(p.batch) for p in pending):
-        return _store(session, pending)
-    flat: list[Pending] = []
-    owners: list[int] = []
-    for i, p in enumerate(pending):
-        if p.batch.records and not _whole(p.batch):
-            # The digest is of the merged bytes, not of any one batch: none is given for them.
-            parts = [Pending(p.principal, b) for b in p.batch.record_batches()]
-        else:
-            parts = [p]
-        flat.extend(parts)
-        owners.extend([i] * len(parts))
-    results = _store(session, flat)
-    out: list[IngestResult | None] = [None] * len(pending)
-    for i, result in zip(owners, results, strict=True):
-        seen = out[i]
-        if seen is None:
-            out[i] = result
-        elif seen.duplicate and not result.duplicate:
-            out[i] = result.model_copy(update={"stored": seen.stored + result.stored})
-        else:
-            out[i] = seen.model_copy(update={"stored": seen.stored + result.stored})
-    return out  # type: ignore[return-value]
-
-
 def _whole(batch: Batch) -> bool:
     """A merged batch of steps alone (a paced host's usual request, a batch for each second since
-    its last): ``_store`` claims each of its batches' keys and, when all are new (nearly always),
-    stores it whole, its rows the same as its batches' one by one; copying it into its batches
-    cost the writer more than storing them. Events, metrics, logs or a drop count: split."""
+    its last): when all of its batches' keys are new (nearly always) ``store`` stores it whole, its
+    rows the same as its batches' one by one; copying it into its batches cost the writer more
+    than storing them. Events, metrics, logs or a drop count: batch by batch."""
     return bool(batch.steps) and not (batch.events or batch.metrics or batch.logs or batch.dropped)
 
 
@@ -106,13 +76,18 @@ def _kept(host: int, batch: Batch, ref: Reference) -> Sequence[Sequence]:
     return kept
 
 
-def _store(session: Session, pending: list[Pending]) -> list[IngestResult]:
+def store(session: Session, pending: list[Pending]) -> list[IngestResult]:
     """Store many batches in the session's transaction, with statements shared between them
     (app/ingest/group.py): what a pod slice's hundreds of batches a second cost comes down to a
     few statements per group, not per batch. Results come back in order; each batch is stored as
     it would be alone (except that thinning compares every batch of the group with the job's usual
     step as the group began), and a batch whose key came earlier (before, or in this group) is a
-    duplicate."""
+    duplicate.
+
+    A merged batch (``Batch.records``) is claimed as the batches it was merged from, each under its
+    own key, so that one stored before (sent alone, or in another merged batch) is not stored
+    again, however the agent cut its spool into requests; its answer adds theirs up, a duplicate
+    when every one of them was."""
     now = time.time()
     wanted: dict[tuple[int, str], Batch] = {}
     for p in pending:
@@ -126,9 +101,9 @@ def _store(session: Session, pending: list[Pending]) -> list[IngestResult]:
     conflicts: dict[int, int] = {}  # job id -> batches that reused a stored key with other content
     for i, (p, job, mine) in enumerate(zip(pending, placed, claims, strict=True)):
         new = [next(fresh) for _ in mine]
-        if all(new):
+        if all(new) and (not p.batch.records or _whole(p.batch)):
             stored.append((i, p.batch, job))
-        elif any(new):  # a merged batch some of whose batches were stored before: the others
+        elif any(new):  # a merged batch: its batches one by one, those not stored before
             stored.extend((i, b, job) for b, n in zip(p.batch.record_batches(), new, strict=True) if n)
         else:
             digest = None if p.batch.records else p.digest  # a merged batch's is of none of its own
@@ -211,9 +186,12 @@ def _reference(session: Session, job_id: int) -> Reference:
 def _duplicate(session: Session, job_id: int, batch: Batch, digest: str | None) -> tuple[IngestResult, bool]:
     """The answer to a batch whose key was stored before, and whether it is a conflict (the same
     key, other content: counted on the job by the caller)."""
+    plain_duplicate = IngestResult(job_id=job_id, stored=0, duplicate=True, detail="duplicate batch"), False
+    if digest is None:  # nothing to compare (a merged batch's batches): no lookup
+        return plain_duplicate
     stored = keys.stored_digest(session, job_id, batch.stream, batch.seq, batch.part)
-    if digest is None or stored is None or keys.same_content(digest, stored):
-        return IngestResult(job_id=job_id, stored=0, duplicate=True, detail="duplicate batch"), False
+    if stored is None or keys.same_content(digest, stored):
+        return plain_duplicate
     where = f"stream {batch.stream!r} seq {batch.seq} part {batch.part!r}"
     log.warning(
         "job %s: batch %s came again with different content (sha256 %s, stored %s); kept the first copy",

@@ -37,7 +37,7 @@ the steps of its first minute were stored 30 s late; the backlog of a slice's fi
 however the hosts are paced) clears within an interval, and does not raise it at all.
 
 The interval travels in the ``X-Tpuwatch-Pace`` response header of every ingest answer (and sets
-``Retry-After`` on a 503); agents take it as the least interval they keep (agent/sender.py, Pace).
+``Retry-After`` on the gate's 429); agents take it as the least interval they keep (agent/sender.py, Pace).
 
 >>> now = [0.0]
 >>> p = Pacing(cpu_budget=0.5, clock=lambda: now[0])
@@ -55,6 +55,8 @@ import math
 import threading
 import time
 
+from tpuwatch import wire
+
 HEADER = "X-Tpuwatch-Pace"
 MAX_PRESSURE = 4.0
 PRIOR_COST_S = 0.002  # CPU per batch before any is measured (a 2-core VM serving a slice)
@@ -69,7 +71,6 @@ MAX_TRACKED_HOSTS = 100_000  # bounds the memory a client inventing host names c
 LATE_S = 2.0
 MIN_WINDOW_S = 10.0  # a host sending at least this often counts, whatever the interval asked
 PRESSED_SHARE = 0.02  # refused or late, of the batches answered in an estimate's second
-AGENT_INTERVAL_S = 1.0  # an agent's own interval between batches (Monitor's send_interval default)
 GROUP_WAIT_SHARE, GROUP_WAIT_MAX_S = 0.02, 0.25  # the writer's wait for a fuller group, of the pace
 
 
@@ -115,7 +116,7 @@ class Pacing:
             self._store_cpu += cpu_seconds
 
     def refused(self) -> None:
-        """Count one batch the ingest gate had to refuse (503)."""
+        """Count one batch the ingest gate had to refuse (429)."""
         self._refused += 1
         self._answered += 1
 
@@ -184,8 +185,8 @@ class Pacing:
         fiftieth of the interval asked (at most ``GROUP_WAIT_MAX_S``) while hosts are asked to
         slow down beyond an agent's own interval, nothing while they are not."""
         asked = self._interval
-        return 0.0 if asked <= AGENT_INTERVAL_S else min(GROUP_WAIT_MAX_S, GROUP_WAIT_SHARE * asked)
+        return 0.0 if asked <= wire.SEND_INTERVAL_S else min(GROUP_WAIT_MAX_S, GROUP_WAIT_SHARE * asked)
 
     def retry_after(self) -> int:
-        """Whole seconds for a 503's ``Retry-After``: a refused host waits one interval at least."""
+        """Whole seconds for a 429's ``Retry-After``: a refused host waits one interval at least."""
         return max(1, math.ceil(self.interval()))
