@@ -59,7 +59,6 @@ class Probe(threading.Thread):
         self.server_cpu0 = {p: cpu_seconds(p) or 0.0 for p in server_pids}
         self.worst = {"/healthz": 0.0, "/api/v1/jobs": 0.0}
         self.bad_reads = 0
-        self.pace: list[float] = []
         self.pace_at: list[tuple[float, float, float]] = []  # (when, pace, pressure) as answered
         self.alert_passes: list[dict] = []  # the leader's /healthz "alerts" (app/alerts/loop.py)
         self.pages: dict[str, list[tuple[float, float]]] = {
@@ -120,7 +119,6 @@ class Probe(threading.Thread):
 
     def _paced(self, ingest: dict) -> None:
         if "pace_seconds" in ingest:
-            self.pace.append(ingest["pace_seconds"])
             self.pace_at.append((time.time(), ingest["pace_seconds"], ingest.get("pressure", 1.0)))
 
     def _get(self, client, path: str) -> float | None:
@@ -181,8 +179,8 @@ class Probe(threading.Thread):
         return dict(
             worst=self.worst,
             bad_reads=self.bad_reads,
-            pace_median=statistics.median(self.pace) if self.pace else 0.0,
-            pace_max=max(self.pace, default=0.0),
+            pace_median=statistics.median(paces) if (paces := [p for _, p, _ in self.pace_at]) else 0.0,
+            pace_max=max(paces, default=0.0),
             pace_by_30s=_by_window(self.pace_at, t0, 30.0),
             alert_last_pass=[a["last_pass_s"] for a in self.alert_passes],
             alert_worst_pass=max((a["worst_pass_s"] for a in self.alert_passes), default=float("nan")),
