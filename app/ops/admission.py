@@ -111,7 +111,7 @@ def busy_response(gate: Gate, retry_after: int = RETRY_AFTER_S) -> JSONResponse:
 
 
 def _over_pace(gate: Gate, pacing: Pacing) -> JSONResponse:
-    after = pacing.retry_after()
+    after = pacing.retry_after()  # each refused host a later second, at the rate batches are stored
     return JSONResponse(
         {
             "detail": f"hosts send faster than this server stores ({gate.limit} batches in flight): "
@@ -150,10 +150,12 @@ class AdmissionMiddleware:
             self.pacing.refused()
             await _over_pace(self.ingest, self.pacing)(scope, receive, send)
             return
-        pace = f"{self.pacing.interval(time.thread_time()):g}".encode()  # on the loop: its CPU
 
         async def paced_send(message: Message) -> None:
             if message["type"] == "http.response.start":
+                # Sized as the answer goes (on the loop: its CPU), not as the batch came: a
+                # starting slice's first answers then count the hosts that came with them.
+                pace = f"{self.pacing.interval(time.thread_time()):g}".encode()
                 message = dict(message, headers=[*message.get("headers", ()), (PACE_HEADER.encode(), pace)])
             await send(message)
 

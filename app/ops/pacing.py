@@ -72,6 +72,9 @@ LATE_S = 2.0
 MIN_WINDOW_S = 10.0  # a host sending at least this often counts, whatever the interval asked
 PRESSED_SHARE = 0.02  # refused or late, of the batches answered in an estimate's second
 GROUP_WAIT_SHARE, GROUP_WAIT_MAX_S = 0.02, 0.25  # the writer's wait for a fuller group, of the pace
+# Between estimates, hosts this many times as many as the last estimate counted (and at least
+# GROWN_MIN more) re-size the interval at once: a slice's hosts all arrive within one second.
+GROWN, GROWN_MIN = 1.25, 16
 
 
 class Pacing:
@@ -100,6 +103,8 @@ class Pacing:
         self._pressed_since: float | None = None  # the first estimate of a pressed run
         self._interval = floor
         self._at = clock()
+        self._counted = 0  # hosts the interval was last sized for
+        self._next_retry = -math.inf  # when the last host refused was told to come again
 
     def served(self, host: str) -> None:
         """Count one ingest request from ``host`` (the sender's id, or its address)."""
@@ -139,6 +144,8 @@ class Pacing:
         ``loop_cpu``: the event loop thread's CPU time (``time.thread_time()`` called on it)."""
         now = self._clock()
         if now - self._at < self.every:
+            if len(self._hosts) >= max(self._counted * GROWN, self._counted + GROWN_MIN):
+                self._resize()
             return self._interval
         with self._lock:
             if now - self._at < self.every:
@@ -174,11 +181,19 @@ class Pacing:
                 self._pressed_since = None
                 self.pressure = max(1.0, self.pressure * 0.8)
             self._refused = self._answered = 0
-            cost = self._cost or PRIOR_COST_S
-            wanted = len(self._hosts) * cost / self.cpu_budget * self.pressure
-            self._interval = round(min(self.cap, max(self.floor, wanted)), 2)
+            self._resize()
             self._at = now
             return self._interval
+
+    def _resize(self) -> None:
+        """The interval for the hosts counted now, at the cost and pressure of the last estimate.
+        Between estimates it is called as new hosts arrive: sized once a second, the interval
+        that the first of a starting slice's 4,096 hosts were answered with counted none of them
+        (1 s: the floor), and they all came again a second later, while their first batches still
+        queued (29.3 s was that run's p99 in its first half-minute)."""
+        self._counted = len(self._hosts)
+        wanted = self._counted * (self._cost or PRIOR_COST_S) / self.cpu_budget * self.pressure
+        self._interval = round(min(self.cap, max(self.floor, wanted)), 2)
 
     def group_wait(self) -> float:
         """How long the ingest writer may wait for more batches to store with one (writer.py): a
@@ -188,5 +203,21 @@ class Pacing:
         return 0.0 if asked <= wire.SEND_INTERVAL_S else min(GROUP_WAIT_MAX_S, GROUP_WAIT_SHARE * asked)
 
     def retry_after(self) -> int:
-        """Whole seconds for a 429's ``Retry-After``: a refused host waits one interval at least."""
-        return max(1, math.ceil(self.interval()))
+        """Whole seconds for a 429's ``Retry-After``: the hosts refused together are spread at the
+        rate the server stores batches (the budget over a batch's cost), each told a later second
+        than the one before, from 1 s. One figure for all (the interval) brought every refused host
+        of a starting slice back in the same second, to be refused again; and a refused batch need
+        not wait a whole interval (its host slows down anyway: agent/sender.py, ``Pace.slow_down``).
+
+        >>> now = [0.0]
+        >>> p = Pacing(cpu_budget=0.5, clock=lambda: now[0])  # 250 batches a second at 2 ms
+        >>> from collections import Counter
+        >>> sorted(Counter(p.retry_after() for _ in range(600)).items())  # seconds: hosts told so
+        [(1, 1), (2, 249), (3, 250), (4, 100)]
+        """
+        now = self._clock()
+        rate = self.cpu_budget / (self._cost or PRIOR_COST_S)
+        with self._lock:
+            at = max(now + 1.0, self._next_retry + 1.0 / rate)
+            self._next_retry = at
+        return max(1, math.ceil(at - now))

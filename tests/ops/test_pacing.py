@@ -39,7 +39,7 @@ def test_interval_is_hosts_times_cost_over_budget_within_floor_and_cap():
     _batches(pacing, 1024, 0.002)  # 2 ms in the worker thread, 1 ms around it
     clock.now = 1.0
     assert pacing.interval() == pytest.approx(1024 * 0.003 / 0.5, abs=0.01)  # to 10 ms
-    assert pacing.retry_after() == 7  # whole seconds, rounded up
+    assert pacing.retry_after() == 1  # the first host refused comes again in a second
 
     small = _pacing(Clock(), cpu_budget=0.5)
     _batches(small, 1, 0.002)
@@ -49,6 +49,34 @@ def test_interval_is_hosts_times_cost_over_budget_within_floor_and_cap():
     _batches(capped, 500, 0.01)
     clock.now = 1.0
     assert capped.interval() == 12.0
+
+
+def test_hosts_arriving_between_estimates_are_counted_at_once():
+    """A slice's hosts all arrive within a second: the interval answered to the last of them
+    counts the others, not the none of the last estimate."""
+    clock = Clock()
+    pacing = _pacing(clock, cpu_budget=0.5)
+    clock.now = 1.0
+    pacing.served("h/0")
+    assert pacing.interval() == 0.0
+    clock.now = 1.4  # within the estimate's second
+    _batches(pacing, 1000, 0.0)
+    assert pacing.interval() == pytest.approx(1000 * PRIOR_COST_S / 0.5, abs=0.01)
+    pacing.served("h/1000")  # one more is not worth sizing it again
+    assert pacing.interval() == pytest.approx(1000 * PRIOR_COST_S / 0.5, abs=0.01)
+
+
+def test_hosts_refused_together_are_told_later_and_later_seconds():
+    """At the rate batches fit the budget (0.5 / 2 ms: 250 a second), from 1 s; once the refusals
+    stop, the next host refused is told 1 s again."""
+    clock = Clock()
+    pacing = _pacing(clock, cpu_budget=0.5)
+    told = [pacing.retry_after() for _ in range(1000)]
+    assert told[0] == 1 and told == sorted(told)
+    assert told[-1] == pytest.approx(1 + 1000 / 250, abs=1)
+    assert max(told.count(s) for s in set(told)) <= 251
+    clock.now = 10.0
+    assert pacing.retry_after() == 1
 
 
 def test_hosts_that_stopped_sending_stop_counting_and_a_few_batches_say_little_of_cost():
