@@ -194,6 +194,12 @@ def _print(f: dict) -> None:
         f"p99 by 30 s of the run: {' '.join(f'{x:.1f}' for x in r.get('latency_p99_by_30s', []))}; "
         f"the emulator's own loop lag, most by 30 s: {_row(r.get('loop_lag_max_by_30s', []))})"
     )
+    start = r.get("start_by_second", [])
+    if start:
+        print(
+            f"{label}_start_by_second (second: sent stored/refused/failed, slowest answer s, commonest pace) "
+            + "  ".join(f"{i}: {n} {a}/{b}/{c} {w:g}s p{pace}" for i, n, a, b, c, w, pace in start[:25])
+        )
     fives = st.get("busy", 0) + st.get("server_errors", 0)
     print(
         f"{label}_answers_429={st.get('throttled', 0)} 503={st.get('busy', 0)} "

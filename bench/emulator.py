@@ -71,6 +71,49 @@ ERROR_TEXT = (
 )
 
 
+class StartTimeline:
+    """The run's first ``SECONDS`` seconds, second by second (by when a request went out): requests
+    sent, their answers (stored, refused with 429/503, failed: timeouts and resets), the slowest
+    answer, and the most common pace heard. Whether the start is one wave, several, or a queue."""
+
+    SECONDS = 40
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.rows = [
+            dict(sent=0, stored=0, refused=0, failed=0, worst_s=0.0, paces={}) for _ in range(self.SECONDS)
+        ]
+
+    def add(self, sent_at: float, outcome: str, took: float, pace: float | None = None) -> None:
+        second = int(sent_at - self.start)
+        if 0 <= second < self.SECONDS:
+            row = self.rows[second]
+            row["sent"] += 1
+            row[outcome] += 1
+            row["worst_s"] = max(row["worst_s"], took)
+            if pace is not None:
+                row["paces"][pace] = row["paces"].get(pace, 0) + 1
+
+    def table(self) -> list[list]:
+        """[second, sent, stored, refused, failed, worst answer s, commonest pace heard]."""
+        return [
+            [
+                i,
+                r["sent"],
+                r["stored"],
+                r["refused"],
+                r["failed"],
+                round(r["worst_s"], 2),
+                max(r["paces"], key=r["paces"].get) if r["paces"] else None,
+            ]
+            for i, r in enumerate(self.rows)
+            if r["sent"]
+        ]
+
+
+TIMELINE = StartTimeline()
+
+
 class Latency:
     """A histogram of seconds (10 ms wide, up to 10 minutes): millions of steps in a few KB. With
     ``window`` set, also one per ``window`` seconds of the steps' ends (``by_window``): whether the
@@ -246,12 +289,15 @@ class Host:
     async def _send(self, payload: bytes, events: int, run: list, merged: bool = False) -> bool:
         """``Sender._send_payload``: True when the server has it."""
         self.in_flight = True
+        sent_at = time.monotonic()
         try:
             reply = await self.transport.send(payload, self.rules.sent)
         except TransportError as exc:
+            TIMELINE.add(sent_at, "failed", time.monotonic() - sent_at)
             raise Retry(None, str(exc)) from exc
         finally:
             self.in_flight = False
+        TIMELINE.add(sent_at, "stored" if reply.ok else "refused", time.monotonic() - sent_at, reply.pace)
         verdict = self.rules.heard(reply, events)
         if verdict == STORED:
             now = time.time()
@@ -360,6 +406,7 @@ async def run_plan(plan: dict) -> dict:
         jobs.append(job)
     senders: list[asyncio.Task] = []
     t0 = time.monotonic()
+    TIMELINE.start = t0
     cpu0 = time.process_time()
     heartbeat = plan.get("heartbeat", True)
     lags: dict[int, float] = {}
@@ -399,6 +446,7 @@ async def run_plan(plan: dict) -> dict:
         "latency_steps": latency.n,
         "latency_p99_by_30s": [round(x, 2) for x in latency.by_window(0.99)],
         "loop_lag_max_by_30s": [round(lags.get(k, 0.0), 2) for k in range(max(lags, default=-1) + 1)],
+        "start_by_second": TIMELINE.table(),
         "stepped_s": stepped,
         "drained_s": drained,
         "cpu_s": time.process_time() - cpu0,
