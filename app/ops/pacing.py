@@ -75,6 +75,7 @@ GROUP_WAIT_SHARE, GROUP_WAIT_MAX_S = 0.02, 0.25  # the writer's wait for a fulle
 # Between estimates, hosts this many times as many as the last estimate counted (and at least
 # GROWN_MIN more) re-size the interval at once: a slice's hosts all arrive within one second.
 GROWN, GROWN_MIN = 1.25, 16
+RETRY_SHARE = 0.5  # of the rate batches fit the budget, what the hosts refused are spread at
 
 
 class Pacing:
@@ -203,20 +204,21 @@ class Pacing:
         return 0.0 if asked <= wire.SEND_INTERVAL_S else min(GROUP_WAIT_MAX_S, GROUP_WAIT_SHARE * asked)
 
     def retry_after(self) -> int:
-        """Whole seconds for a 429's ``Retry-After``: the hosts refused together are spread at the
-        rate the server stores batches (the budget over a batch's cost), each told a later second
-        than the one before, from 1 s. One figure for all (the interval) brought every refused host
-        of a starting slice back in the same second, to be refused again; and a refused batch need
-        not wait a whole interval (its host slows down anyway: agent/sender.py, ``Pace.slow_down``).
+        """Whole seconds for a 429's ``Retry-After``: the hosts refused together are spread at half
+        the rate the server stores batches (the budget over a batch's cost; the other half is for
+        the hosts' own next batches), each told a later second than the one before, from 1 s. One
+        figure for all (the interval) brought every refused host of a starting slice back in the
+        same second, to be refused again; spread at the whole rate, the hosts that came again
+        filled the gate with the others' next batches, and were refused again for half a minute.
 
         >>> now = [0.0]
         >>> p = Pacing(cpu_budget=0.5, clock=lambda: now[0])  # 250 batches a second at 2 ms
         >>> from collections import Counter
-        >>> sorted(Counter(p.retry_after() for _ in range(600)).items())  # seconds: hosts told so
-        [(1, 1), (2, 249), (3, 250), (4, 100)]
+        >>> sorted(Counter(p.retry_after() for _ in range(300)).items())  # seconds: hosts told so
+        [(1, 1), (2, 124), (3, 125), (4, 50)]
         """
         now = self._clock()
-        rate = self.cpu_budget / (self._cost or PRIOR_COST_S)
+        rate = RETRY_SHARE * self.cpu_budget / (self._cost or PRIOR_COST_S)
         with self._lock:
             at = max(now + 1.0, self._next_retry + 1.0 / rate)
             self._next_retry = at
