@@ -4,6 +4,7 @@ and the measured cost of a batch, and the real agent keeps at least that interva
 from __future__ import annotations
 
 import json
+import math
 import time
 import uuid
 
@@ -39,7 +40,7 @@ def test_interval_is_hosts_times_cost_over_budget_within_floor_and_cap():
     _batches(pacing, 1024, 0.002)  # 2 ms in the worker thread, 1 ms around it
     clock.now = 1.0
     assert pacing.interval() == pytest.approx(1024 * 0.003 / 0.5, abs=0.01)  # to 10 ms
-    assert pacing.retry_after() == 1  # the first host refused comes again in a second
+    assert pacing.retry_after() == 7  # an interval at least, in whole seconds rounded up
 
     small = _pacing(Clock(), cpu_budget=0.5)
     _batches(small, 1, 0.002)
@@ -62,21 +63,37 @@ def test_hosts_arriving_between_estimates_are_counted_at_once():
     clock.now = 1.4  # within the estimate's second
     _batches(pacing, 1000, 0.0)
     assert pacing.interval() == pytest.approx(1000 * PRIOR_COST_S / 0.5, abs=0.01)
+    assert pacing.retry_after() == 1  # a slice arriving: a host refused now comes again from 1 s
     pacing.served("h/1000")  # one more is not worth sizing it again
     assert pacing.interval() == pytest.approx(1000 * PRIOR_COST_S / 0.5, abs=0.01)
 
 
 def test_hosts_refused_together_are_told_later_and_later_seconds():
-    """At half the rate batches fit the budget (0.5 / 2 ms: 250 a second), from 1 s; once the
-    refusals stop, the next host refused is told 1 s again."""
+    """At half the rate batches fit the budget (0.5 / 2 ms: 250 a second), from 1 s while a slice
+    arrives; once it has arrived, a host refused is told an interval at least."""
     clock = Clock()
     pacing = _pacing(clock, cpu_budget=0.5)
+    clock.now = 0.5
+    _batches(pacing, 4000, 0.0)
+    assert pacing.interval() == 16.0  # 4,000 hosts x 2 ms / 0.5, sized as they came
     told = [pacing.retry_after() for _ in range(1000)]
     assert told[0] == 1 and told == sorted(told)
     assert told[-1] == pytest.approx(1 + 1000 / 125, abs=1)
     assert max(told.count(s) for s in set(told)) <= 126
-    clock.now = 10.0
-    assert pacing.retry_after() == 1
+    clock.now = 30.0
+    assert pacing.retry_after() == math.ceil(pacing.interval()) > 1
+
+
+def test_refused_hosts_are_spread_over_one_interval_however_many():
+    """Refusals that last must not tell hosts a minute: the spread covers an interval, then
+    starts again."""
+    clock = Clock()
+    pacing = _pacing(clock, cpu_budget=0.5)
+    _batches(pacing, 1024, 0.002)
+    clock.now = 1.0
+    interval = pacing.interval()
+    told = [pacing.retry_after() for _ in range(5000)]
+    assert min(told) == math.ceil(interval) and max(told) <= math.ceil(2 * interval)
 
 
 def test_hosts_that_stopped_sending_stop_counting_and_a_few_batches_say_little_of_cost():
