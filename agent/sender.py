@@ -119,12 +119,11 @@ def jittered(seconds: float, fraction: float = 0.25) -> float:
 
 
 class Retry(Exception):
-    """The server could not take the batch now: send it again later (``delay``: its Retry-After;
-    ``paced``: the refusal said the interval the server asks of every host)."""
+    """The server could not take the batch now: send it again later (``delay``: its Retry-After)."""
 
-    def __init__(self, delay: float | None, reason: str, paced: bool = False) -> None:
+    def __init__(self, delay: float | None, reason: str) -> None:
         super().__init__(reason)
-        self.delay, self.paced = delay, paced
+        self.delay = delay
 
 
 STORED, SPLIT, REFUSED = "stored", "split", "refused"
@@ -145,12 +144,6 @@ class Rules:
     ...     wait = r.retry_wait(retry)
     >>> 2.0 <= wait <= 2.0 + BUSY_SPREAD_CAP_S, r.stats.busy, r.pace.interval
     (True, 1, 8.0)
-    >>> try:  # a pacing server's refusal: its interval, not a doubled one
-    ...     r.heard(Reply(429, retry_after=3.0, pace=5.0), events=10)
-    ... except Retry as retry:
-    ...     wait = r.retry_wait(retry)
-    >>> r.pace.interval
-    8.0
     """
 
     def __init__(self, pace: Pace | None = None, asks: Asks | None = None) -> None:
@@ -181,9 +174,7 @@ class Rules:
                 self.stats.throttled += 1
             else:
                 self.stats.busy += 1
-            raise Retry(
-                reply.retry_after, f"server asked to slow down ({reply.status})", reply.pace is not None
-            )
+            raise Retry(reply.retry_after, f"server asked to slow down ({reply.status})")
         if reply.status >= 500:
             self.stats.server_errors += 1
             raise Retry(None, f"server error {reply.status}")
@@ -199,16 +190,10 @@ class Rules:
     def retry_wait(self, retry: Retry) -> float:
         """Seconds to wait before the next try, and the pace slowed. Retry-After is a floor; the
         jittered backoff on top spreads the hosts that heard it (a busy server is up: a few seconds
-        of spread is enough, the pace slows the host anyway).
-
-        A refusal that says the server's interval (a pacing tpuwatch server's 429) leaves the pace
-        at that interval: the server sized it for every host, and the Retry-After is for this
-        batch alone. Doubling it as well made each host refused at a big slice's start send every
-        12 to 15 s for the next minute, its steps stored as late (a p99 of 19 s)."""
+        of spread is enough, the pace slows the host anyway)."""
         spread = self.backoff.next_delay()
         delay = spread if retry.delay is None else retry.delay + min(spread, BUSY_SPREAD_CAP_S)
-        if not retry.paced:
-            self.pace.slow_down(retry.delay)
+        self.pace.slow_down(retry.delay)
         return delay
 
     def round_done(self) -> None:

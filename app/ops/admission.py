@@ -111,7 +111,7 @@ def busy_response(gate: Gate, retry_after: int = RETRY_AFTER_S) -> JSONResponse:
 
 
 def _over_pace(gate: Gate, pacing: Pacing) -> JSONResponse:
-    after = pacing.retry_after()  # each refused host a later second, at the rate batches are stored
+    after = pacing.retry_after()  # the hosts refused together told later and later seconds
     return JSONResponse(
         {
             "detail": f"hosts send faster than this server stores ({gate.limit} batches in flight): "

@@ -75,7 +75,6 @@ GROUP_WAIT_SHARE, GROUP_WAIT_MAX_S = 0.02, 0.25  # the writer's wait for a fulle
 # Between estimates, hosts this many times as many as the last estimate counted (and at least
 # GROWN_MIN more) re-size the interval at once: a slice's hosts all arrive within one second.
 GROWN, GROWN_MIN = 1.25, 16
-RETRY_SHARE = 0.5  # of the rate batches fit the budget, what the hosts refused are spread at
 
 
 class Pacing:
@@ -105,7 +104,6 @@ class Pacing:
         self._interval = floor
         self._at = clock()
         self._counted = 0  # hosts the interval was last sized for
-        self._grew_at = -math.inf  # when the hosts counted last grew between estimates (a slice arriving)
         self._next_retry = -math.inf  # when the last host refused was told to come again
 
     def served(self, host: str) -> None:
@@ -148,7 +146,6 @@ class Pacing:
         if now - self._at < self.every:
             if len(self._hosts) >= max(self._counted * GROWN, self._counted + GROWN_MIN):
                 self._resize()
-                self._grew_at = now
             return self._interval
         with self._lock:
             if now - self._at < self.every:
@@ -206,36 +203,33 @@ class Pacing:
         return 0.0 if asked <= wire.SEND_INTERVAL_S else min(GROUP_WAIT_MAX_S, GROUP_WAIT_SHARE * asked)
 
     def retry_after(self) -> int:
-        """Whole seconds for a 429's ``Retry-After``, the hosts refused together spread at half the
-        rate the server stores batches (the budget over a batch's cost; the other half is for the
-        hosts' own next batches), each told a later second than the one before; from 1 s while a
-        slice is arriving (the hosts counted grew within the last interval), from one interval
-        otherwise. One figure for all (the interval) brought every refused host of a starting slice
-        back in the same second, to be refused again; from an interval, a starting slice's refused
-        hosts had their first steps stored 10 to 30 s late (that half-minute's p99: 34.5 s). But a
-        host refused once the hosts are all there is refused for too many batches, not a burst:
+        """Whole seconds for a 429's ``Retry-After``: a refused host waits an interval at least, and
+        the hosts refused together are spread over the interval after that, at the rate the server
+        stores batches (the budget over a batch's cost), each told a later second than the one
+        before. One figure for all brought every refused host back in the same second, to be
+        refused again.
+
+        What this round tried and undid, on a 2-core machine shared with the load (bench_fleet):
         told to come from 1 s, the refused hosts of a busy fleet came again into a gate still full
-        (20,928 refusals in 5 minutes, p99 29.6 s; 8,600 and 23.7 s from an interval). The spread
-        covers one interval and starts again: under refusals that last, a spread without end told
-        hosts a minute and more (p99 52.7 s, and hosts that had not sent all when they closed).
+        (14,000 to 29,000 refusals in 5 minutes against 4,000, p99 30 to 50 s against 23 s); and a
+        spread without end, under refusals that last, told hosts a minute and more.
 
         >>> now = [0.0]
         >>> p = Pacing(cpu_budget=0.5, clock=lambda: now[0])  # 250 batches a second at 2 ms
-        >>> for host in range(1000):  # a slice arriving
+        >>> for host in range(1000):
         ...     p.served(f"host-{host}")
         >>> p.interval()
         4.0
-        >>> from collections import Counter  # 600 refused: seconds told, and to how many hosts
-        >>> sorted(Counter(p.retry_after() for _ in range(600)).items())  # 1 to 5 s, then again
-        [(1, 2), (2, 223), (3, 125), (4, 125), (5, 125)]
+        >>> from collections import Counter  # 1,200 refused: seconds told, and to how many hosts
+        >>> sorted(Counter(p.retry_after() for _ in range(1200)).items())  # 4 to 8 s, then again
+        [(4, 2), (5, 448), (6, 250), (7, 250), (8, 250)]
         """
-        interval = self.interval()
+        interval = max(1.0, self.interval())
         now = self._clock()
-        rate = RETRY_SHARE * self.cpu_budget / (self._cost or PRIOR_COST_S)
-        soonest = 1.0 if now - self._grew_at < interval else max(1.0, interval)
+        rate = self.cpu_budget / (self._cost or PRIOR_COST_S)
         with self._lock:
-            at = max(now + soonest, self._next_retry + 1.0 / rate)
-            if at > now + soonest + max(1.0, interval):  # spread over one interval, then again
-                at = now + soonest
+            at = max(now + interval, self._next_retry + 1.0 / rate)
+            if at > now + 2.0 * interval:  # spread over one interval, then again
+                at = now + interval
             self._next_retry = at
         return max(1, math.ceil(at - now))
