@@ -79,7 +79,7 @@ class StartTimeline:
     SECONDS = 40
 
     def __init__(self) -> None:
-        self.start = time.monotonic()
+        self.start = time.monotonic()  # run_plan sets it to the run's start
         self.rows = [
             dict(sent=0, stored=0, refused=0, failed=0, worst_s=0.0, paces={}) for _ in range(self.SECONDS)
         ]

@@ -209,8 +209,8 @@ class Pacing:
         before. One figure for all brought every refused host back in the same second, to be
         refused again.
 
-        What this round tried and undid, on a 2-core machine shared with the load (bench_fleet):
-        told to come from 1 s, the refused hosts of a busy fleet came again into a gate still full
+        Tried and undone, on a 2-core machine shared with the load (bench_fleet): told to come
+        from 1 s, the refused hosts of a busy fleet came again into a gate still full
         (14,000 to 29,000 refusals in 5 minutes against 4,000, p99 30 to 50 s against 23 s); and a
         spread without end, under refusals that last, told hosts a minute and more.
 
