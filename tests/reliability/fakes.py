@@ -141,11 +141,44 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server_on(settings: Settings, port: int) -> LiveServer:
+class DownPort:
+    """A loopback port where no server answers yet (connections are refused) and that nothing else
+    can take meanwhile: a socket bound to it, not listening. A port number merely noted as free can
+    be handed to another test's server while this one is down; the agent under test then delivers
+    to a stranger, whose 401s drop its batches. ``start_server_on`` takes the held socket; ``hold``
+    holds the port again once that server stopped."""
+
+    def __init__(self) -> None:
+        self.sock: socket.socket | None = None
+        self.port = 0
+        self.hold()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def hold(self) -> None:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", self.port))
+        self.sock, self.port = sock, sock.getsockname()[1]
+
+    def take(self) -> socket.socket:
+        """The held socket, for a server to listen on; the next server needs ``hold`` first."""
+        if self.sock is None:
+            self.hold()
+        sock, self.sock = self.sock, None
+        return sock
+
+
+def start_server_on(settings: Settings, where: int | DownPort) -> LiveServer:
     """Like ``tests.conftest.start_server``, on a given port (a server coming back where it was)."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
+    if isinstance(where, DownPort):
+        sock, port = where.take(), where.port
+    else:
+        sock, port = socket.socket(), where
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
     server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

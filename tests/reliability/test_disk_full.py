@@ -13,7 +13,7 @@ import textwrap
 
 from tests.conftest import make_token, start_server
 from tests.helpers import api, wait_for_job
-from tests.reliability.fakes import free_port
+from tests.reliability.fakes import DownPort
 
 STEPS = 3000
 
@@ -40,13 +40,13 @@ def test_a_full_spool_disk_keeps_the_exit_code_and_counts_what_it_could_not_keep
     settings, sessions, tiny_disk, tmp_path
 ):
     token = make_token(sessions)
-    port = free_port()  # the server is down while the job runs
+    port = DownPort()  # the server is down while the job runs
     script = tmp_path / "train.py"
     script.write_text(textwrap.dedent(TRAIN.format(steps=STEPS)))
     run = _agent(
         "run",
         "--server",
-        f"http://127.0.0.1:{port}",
+        port.url,
         "--token",
         token,
         "--job",
@@ -72,7 +72,12 @@ def test_a_full_spool_disk_keeps_the_exit_code_and_counts_what_it_could_not_keep
         assert "Traceback" not in sync.stderr, sync.stderr
         assert sync.returncode == 0, sync.stderr
         with api(server.url, token) as c:
-            job = wait_for_job(c, "tight", "succeeded")
+            try:
+                job = wait_for_job(c, "tight", "succeeded")
+            except AssertionError as exc:  # say what the server has and what each side printed
+                listed = c.get("/api/v1/jobs").json()["jobs"]
+                said = f"jobs: {listed}\nrun: {run.stderr}\nsync: {sync.stderr}"
+                raise AssertionError(f"{exc}\n{said}") from None
             detail = c.get(f"/api/v1/jobs/{job['id']}").json()
             metrics = c.get("/metrics").text
     finally:

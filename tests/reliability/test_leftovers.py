@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from tests.conftest import make_token
 from tests.helpers import api, wait_for_job, wait_until
-from tests.reliability.fakes import free_port, start_server_on
+from tests.reliability.fakes import DownPort, start_server_on
 from tpuwatch.monitor import Monitor
 from tpuwatch.server.db import transaction
 from tpuwatch.server.models import Step
@@ -51,8 +51,8 @@ def test_a_job_that_ends_while_the_server_is_away_says_so_goes_lost_and_the_next
     settings, sessions, tmp_path
 ):
     settings = settings.model_copy(update={"lost_after_seconds": 2.0, "alerts_enabled": False})
-    token, port = make_token(sessions), free_port()
-    url = f"http://127.0.0.1:{port}"
+    token, port = make_token(sessions), DownPort()
+    url = port.url
     spool, half, go = tmp_path / "spool", tmp_path / "half", tmp_path / "go"
     script = tmp_path / "train.py"
     script.write_text(textwrap.dedent(CHILD))
@@ -61,6 +61,7 @@ def test_a_job_that_ends_while_the_server_is_away_says_so_goes_lost_and_the_next
     try:
         wait_until(lambda: half.exists() and _steps(sessions) > 0, timeout=60)
         server.stop()  # killed mid-run
+        port.hold()
         go.write_text("go")
         out, err = proc.communicate(timeout=120)
     finally:
@@ -103,10 +104,8 @@ class _LongBackoff:
 def test_closing_cuts_a_long_backoff_short_and_delivers_to_a_server_that_came_back(
     settings, sessions, tmp_path
 ):
-    token, port = make_token(sessions), free_port()
-    mon = Monitor(
-        "back", server=f"http://127.0.0.1:{port}", token=token, spool_dir=tmp_path, flush_interval=0.05
-    )
+    token, port = make_token(sessions), DownPort()
+    mon = Monitor("back", server=port.url, token=token, spool_dir=tmp_path, flush_interval=0.05)
     backoff = mon._sender_thread.sender.backoff = _LongBackoff()
     for _ in range(500):
         with mon.step():

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from tests.conftest import make_token
 from tests.helpers import api, jobs, wait_until
-from tests.reliability.fakes import CuttingProxy, free_port, start_server_on
+from tests.reliability.fakes import CuttingProxy, DownPort, free_port, start_server_on
 from tests.reliability.spooling import fill_spool, make_batch
 from tpuwatch.monitor import Monitor
 from tpuwatch.sender import Backoff, Pace, Sender
@@ -132,10 +132,10 @@ def test_a_server_killed_while_storing_a_large_batch_keeps_all_of_it_or_none(
 
 def test_a_backlog_built_while_the_server_was_down_arrives_in_order_and_once(settings, sessions, tmp_path):
     token = make_token(sessions)
-    port = free_port()
+    port = DownPort()
     mon = Monitor(
         "backlog",
-        server=f"http://127.0.0.1:{port}",
+        server=port.url,
         token=token,
         spool_dir=tmp_path,
         flush_interval=0.02,
