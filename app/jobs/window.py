@@ -1,8 +1,9 @@
 """The step-time percentiles of a job's window (``figures.py``): medians need the raw steps, so they
-are read once per new step of the job and kept, keyed by what changes when a step arrives.
+are computed once per new step of the job and kept, keyed by what changes when a step arrives; the
+raw steps themselves are kept too and topped up with the new ones (``tail.py``).
 
 A finished job's window never changes again: the overview's hundreds of finished jobs cost one read
-each per server process, and a running job one read per refresh that saw new steps.
+each per server process, and a running job, on a refresh that saw new steps, the read of those.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select, tuple_
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from tpuwatch.server.jobs import tail
 from tpuwatch.server.models import Job, JobHost, Step, StepRollup
 from tpuwatch.server.series.thinning import FULL_STEP_HOSTS
 
@@ -111,27 +113,14 @@ def _read(session: Session, jobs: list[Job]) -> dict[int, Percentiles]:
             .group_by(JobHost.job_id)
         ).all()
     )
-    rows: dict[int, list[tuple]] = {}
-    if refs:
-        q = (
-            select(Step.job_id, Step.step, Step.duration, Step.input_wait)
-            .join(Job, Job.id == Step.job_id)
-            .where(
-                tuple_(Step.job_id, Step.host_index).in_(list(refs.items())),
-                Step.step > func.coalesce(Job.last_step, 0) - WINDOW_STEPS,
-            )
-            .order_by(Step.job_id, Step.step)
-        )
-        for job_id, step, duration, wait in session.connection().execute(q):
-            rows.setdefault(job_id, []).append((step, duration, wait))
+    rows = tail.windows(session, jobs, refs, WINDOW_STEPS)
     out = {}
     for job in jobs:
-        mine = _without_compile(rows.get(job.id, []))
-        steps = [r[1] for r in mine]
+        steps, waits = rows.get(job.id, ([], []))
         out[job.id] = Percentiles(
             step_p50=statistics.median(steps) if steps else None,
             step_p90=quantile(steps, 0.9),
-            wait_p50=statistics.median(r[2] for r in mine) if mine else None,
+            wait_p50=statistics.median(waits) if waits else None,
             host_p50={refs[job.id]: statistics.median(steps)} if steps else {},
         )
     return out
