@@ -228,7 +228,7 @@ def _print(f: dict) -> None:
     )
     print(
         f"{label}_read_max_s healthz={p['worst']['/healthz']:.2f} jobs_api={p['worst']['/api/v1/jobs']:.2f} "
-        f"failed_reads={p['bad_reads']}"
+        f"failed_reads={p['bad_reads']} jobs_api_over_1s (second asked, s)={p['slow_jobs_api']}"
     )
     for name, (p50, p95, n) in p["pages"].items():
         print(f"{label}_{name}_ms p50={p50:.0f} p95={p95:.0f} (n={n}, while {p['running_min']}+ jobs ran)")

@@ -176,8 +176,11 @@ class Probe(threading.Thread):
         for name, samples in self.pages.items():
             during = [ms for t, ms in samples if running(t) >= most] or [ms for _, ms in samples]
             pages[name] = (_quantile(during, 0.5), _quantile(during, 0.95), len(during))
+        api = self.pages["jobs_api"]
+        slow = [(round(t - ms / 1000 - t0), round(ms / 1000, 2)) for t, ms in api if ms > 1000]
         return dict(
             worst=self.worst,
+            slow_jobs_api=slow,  # (second of the run it was asked, seconds): the reads over 1 s
             bad_reads=self.bad_reads,
             pace_median=statistics.median(paces) if (paces := [p for _, p, _ in self.pace_at]) else 0.0,
             pace_max=max(paces, default=0.0),

@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import and_, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from tpuwatch.server.auth.principal import Principal
@@ -279,22 +279,33 @@ def _host_values(batch: Batch, now: float) -> dict:
 
 
 def _settle_job(session: Session, job_id: int) -> None:
-    """A job fails as soon as one host fails; it succeeds when every host exited cleanly."""
-    hosts = session.execute(
-        select(JobHost.exited, JobHost.exit_code, JobHost.exit_signal, JobHost.ended_at).where(
-            JobHost.job_id == job_id
-        )
-    ).all()
-    failed = [h for h in hosts if h.exited and (h.exit_signal or (h.exit_code or 0) != 0)]
-    if failed:
-        first = min(failed, key=lambda h: h.ended_at or 0)
+    """A job fails as soon as one host fails; it succeeds when every host exited cleanly. Counted
+    in the database: a 4,096-host job's end settles it once per group of exits, and reading every
+    host's row each time was 10 ms of the writer's time per group."""
+    h = JobHost
+    broke = and_(
+        h.exited.is_(True),
+        or_(and_(h.exit_signal.is_not(None), h.exit_signal != ""), func.coalesce(h.exit_code, 0) != 0),
+    )
+    first = session.execute(
+        select(h.exit_code, h.exit_signal, h.ended_at)
+        .where(h.job_id == job_id, broke)
+        .order_by(func.coalesce(h.ended_at, 0))
+        .limit(1)
+    ).first()
+    if first is not None:
         values = dict(
             status="failed", exit_code=first.exit_code, exit_signal=first.exit_signal, ended_at=first.ended_at
         )
-    elif all(h.exited for h in hosts):
-        values = dict(status="succeeded", exit_code=0, ended_at=max(h.ended_at or 0 for h in hosts))
     else:
-        return
+        running, ended = session.execute(
+            select(func.count().filter(h.exited.is_not(True)), func.max(func.coalesce(h.ended_at, 0))).where(
+                h.job_id == job_id
+            )
+        ).one()
+        if running:
+            return
+        values = dict(status="succeeded", exit_code=0, ended_at=ended or 0)
     session.execute(update(Job).where(Job.id == job_id, Job.status != "failed").values(**values))
 
 
