@@ -30,6 +30,12 @@ SLACK = 64  # steps: how far below the highest step read a top-up still looks
 REREAD_SECONDS = 60.0
 
 
+def is_compile(first_step: int, steps: int) -> bool:
+    """Whether a window's first step is the job's compilation, left out of its figures: step 0 or 1,
+    when later steps exist."""
+    return steps > 1 and first_step <= 1
+
+
 class Tail:
     """The rows of one host's window: steps, durations and input waits, in the order stored.
 
@@ -79,9 +85,9 @@ class Tail:
         """The window's durations and waits, without the job's first step (compilation) when later
         steps exist."""
         durations, waits = list(self.durations), list(self.waits)
-        if len(self.steps) > 1:
+        if self.steps:
             first = 0 if self._ordered else min(range(len(self.steps)), key=self.steps.__getitem__)
-            if self.steps[first] <= 1:
+            if is_compile(self.steps[first], len(self.steps)):
                 del durations[first], waits[first]
         return durations, waits
 

@@ -101,7 +101,7 @@ def window_rows(session: Session, job: Job, host: int) -> list[tuple[int, float,
 
 
 def _without_compile(rows: list[tuple]) -> list[tuple]:
-    return rows[1:] if len(rows) > 1 and rows[0][0] <= 1 else rows
+    return rows[1:] if rows and tail.is_compile(rows[0][0], len(rows)) else rows
 
 
 def _read(session: Session, jobs: list[Job]) -> dict[int, Percentiles]:
