@@ -102,13 +102,16 @@ def windows(
     """Each job's durations and waits (``Tail.rows``) on its reference host ``refs[job.id]`` over its
     last ``width`` steps: the kept windows topped up in one query, the others read whole in another."""
     url = str(session.get_bind().url)
-    key = lambda job: (url, job.id, job.run_id)  # noqa: E731
+    # A database emptied and filled again (ids restarted) gives another job the same id and run id:
+    # its start differs, and a kept window above the job's last step is not this job's.
+    key = lambda job: (url, job.id, job.run_id, job.started_at)  # noqa: E731
     kept: dict[int, Tail] = {}
     with _lock:
         for job in jobs:
             tail = _tails.get(key(job))
             due = tail is not None and time.monotonic() - tail.read_at > REREAD_SECONDS
-            if tail is not None and not due and job.id in refs and tail.host == refs[job.id]:
+            mine = tail is not None and tail.top <= (job.last_step or 0)
+            if mine and not due and job.id in refs and tail.host == refs[job.id]:
                 kept[job.id] = tail
                 _tails.move_to_end(key(job))
     fresh = {j.id: Tail(refs[j.id]) for j in jobs if j.id in refs and j.id not in kept}

@@ -110,3 +110,30 @@ def test_a_step_stored_far_below_the_top_is_seen_at_the_next_whole_read(settings
     with sessions() as s:
         [t] = tail._tails.values()
         assert len(t.steps) == 500 + 20  # the compile step is kept too, and left out of the figures
+
+
+def test_a_database_emptied_and_filled_again_gets_its_own_windows(settings, sessions, database_url):
+    """Ids start again after ``TRUNCATE ... RESTART IDENTITY`` (or a database made anew at the same
+    address): the new job has the old one's id and run id, and none of its rows."""
+    from sqlalchemy import text
+
+    tail._tails.clear()
+    with transaction(sessions) as s:
+        principal = authenticate(s, make_token(sessions))
+    _Job(sessions, principal, "again", hosts=1, seed=1).send(50)
+    first, _ = _both(sessions)
+    with transaction(sessions) as s:
+        if database_url.startswith("postgresql"):
+            s.execute(text("TRUNCATE steps, job_hosts, jobs RESTART IDENTITY CASCADE"))
+        else:
+            for table in ("steps", "step_rollups", "job_hosts", "jobs"):
+                s.execute(text(f"DELETE FROM {table}"))
+    with transaction(sessions) as s:
+        principal = authenticate(s, make_token(sessions))
+    job = _Job(sessions, principal, "again", hosts=1, seed=2)
+    job.t += 7.0  # another start
+    job.send(10)
+    served, whole = _both(sessions)
+    assert served == whole
+    assert list(served) == list(first)  # the same job id, other figures
+    assert served != first
